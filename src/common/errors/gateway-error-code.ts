@@ -1,0 +1,66 @@
+/**
+ * Every error the gateway can answer with. The table is the single source of truth for the
+ * status, the OpenAI `type` and the default message of each stable `code`; the README's error
+ * table is generated from the same names.
+ */
+export const GATEWAY_ERRORS = {
+  invalid_json: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid JSON.' },
+  invalid_body: { status: 400, type: 'invalid_request_error', message: 'The request body must be a JSON object.' },
+  invalid_parameter: { status: 400, type: 'invalid_request_error', message: 'A request parameter is invalid.' },
+  upstream_bad_request: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The model provider rejected the request as invalid.',
+  },
+  context_length_exceeded: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: "The request exceeds the model's maximum context length.",
+  },
+  missing_api_key: {
+    status: 401,
+    type: 'invalid_request_error',
+    message: 'No API key provided. Send it as "Authorization: Bearer <key>".',
+  },
+  invalid_api_key: { status: 401, type: 'invalid_request_error', message: 'Incorrect API key provided.' },
+  key_revoked: { status: 401, type: 'invalid_request_error', message: 'This API key has been revoked.' },
+  key_expired: { status: 401, type: 'invalid_request_error', message: 'This API key has expired.' },
+  invalid_admin_key: { status: 401, type: 'invalid_request_error', message: 'Incorrect admin key provided.' },
+  model_not_allowed: {
+    status: 403,
+    type: 'permission_error',
+    message: 'This API key is not allowed to use the requested model.',
+  },
+  not_found: { status: 404, type: 'invalid_request_error', message: 'Unknown route.' },
+  model_not_found: { status: 404, type: 'invalid_request_error', message: 'The requested model does not exist.' },
+  request_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is too large.' },
+  unsupported_media_type: {
+    status: 415,
+    type: 'invalid_request_error',
+    message: 'Unsupported Content-Type. Send the body as application/json.',
+  },
+  rate_limit_exceeded: { status: 429, type: 'requests', message: 'Rate limit exceeded.' },
+  token_rate_limit_exceeded: { status: 429, type: 'tokens', message: 'Token rate limit exceeded.' },
+  budget_exceeded: { status: 429, type: 'insufficient_quota', message: 'The token budget of this API key is spent.' },
+  upstream_rate_limited: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'The model provider is rate limiting requests. Retry later.',
+  },
+  internal_error: { status: 500, type: 'server_error', message: 'The gateway had an internal error.' },
+  upstream_error: { status: 502, type: 'upstream_error', message: 'The model provider failed to answer.' },
+  upstream_auth_failed: {
+    status: 502,
+    type: 'upstream_error',
+    message: 'The gateway could not authenticate with the model provider.',
+  },
+  no_deployment_available: {
+    status: 503,
+    type: 'server_error',
+    message: 'No deployment of this model is available right now.',
+  },
+  service_unavailable: { status: 503, type: 'server_error', message: 'The service is not ready.' },
+  upstream_timeout: { status: 504, type: 'timeout', message: 'The model provider did not answer in time.' },
+} as const satisfies Record<string, { status: number; type: string; message: string }>;
+
+export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;

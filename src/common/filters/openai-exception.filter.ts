@@ -1,0 +1,66 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ThrottlerException } from '@nestjs/throttler';
+import type { Request, Response } from 'express';
+import { GatewayErrorCode } from '../errors/gateway-error-code';
+import { GatewayException } from '../errors/gateway.exception';
+import { UpstreamError } from '../../providers/upstream.error';
+
+const HTTP_STATUS_CODES: Partial<Record<number, GatewayErrorCode>> = {
+  [HttpStatus.NOT_FOUND]: 'not_found',
+  [HttpStatus.PAYLOAD_TOO_LARGE]: 'request_too_large',
+  [HttpStatus.UNSUPPORTED_MEDIA_TYPE]: 'unsupported_media_type',
+  [HttpStatus.BAD_REQUEST]: 'invalid_parameter',
+  [HttpStatus.UNAUTHORIZED]: 'invalid_api_key',
+  [HttpStatus.FORBIDDEN]: 'model_not_allowed',
+  [HttpStatus.TOO_MANY_REQUESTS]: 'rate_limit_exceeded',
+  [HttpStatus.SERVICE_UNAVAILABLE]: 'service_unavailable',
+};
+
+/**
+ * Turns every error into OpenAI's envelope `{error:{message,type,param,code}}` with a stable
+ * code. Unknown errors become a generic 500 whose detail goes only to the log.
+ */
+@Catch()
+export class OpenAiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const context = host.switchToHttp();
+    const request = context.getRequest<Request>();
+    const response = context.getResponse<Response>();
+    const requestId = String(response.getHeader('x-request-id') ?? '');
+    const error = this.toGatewayException(exception, requestId);
+
+    if (response.headersSent) {
+      // A stream already started: its own error frame was written by the SSE writer.
+      this.logger.warn(`request ${requestId}: error after headers were sent: ${describe(exception)}`);
+      if (!response.writableEnded) response.end();
+      return;
+    }
+    if (error.status >= 500 || exception instanceof UpstreamError || error.cause instanceof UpstreamError) {
+      this.logger.error(`request ${requestId} ${request.method} ${request.path}: ${error.code}: ${describe(exception)}`);
+    }
+    for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
+    response.status(error.status).json(error.toBody());
+  }
+
+  private toGatewayException(exception: unknown, requestId: string): GatewayException {
+    if (exception instanceof GatewayException) return exception;
+    if (exception instanceof UpstreamError) return exception.toGatewayException();
+    if (exception instanceof ThrottlerException) return new GatewayException('rate_limit_exceeded');
+    if (exception instanceof HttpException) {
+      const code = HTTP_STATUS_CODES[exception.getStatus()];
+      if (code) return new GatewayException(code, { message: code === 'not_found' ? exception.message : undefined });
+    }
+    this.logger.error(`request ${requestId}: unexpected error`, (exception as Error)?.stack ?? String(exception));
+    return new GatewayException('internal_error', {
+      message: `The gateway had an internal error. Quote request id ${requestId} when you report it.`,
+    });
+  }
+}
+
+function describe(exception: unknown): string {
+  if (exception instanceof UpstreamError) return exception.message;
+  if (exception instanceof GatewayException && exception.cause) return `${exception.message} (${describe(exception.cause)})`;
+  return exception instanceof Error ? exception.message : String(exception);
+}

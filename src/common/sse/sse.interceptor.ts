@@ -1,0 +1,45 @@
+import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor, StreamableFile } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Response } from 'express';
+import { Readable } from 'node:stream';
+import { map, Observable } from 'rxjs';
+import { sseFrames } from './sse-frames';
+
+/**
+ * Lets one route answer JSON or server-sent events depending on the request: a handler result
+ * that is an async iterable is written as an event stream, anything else passes untouched.
+ * Nest's @Sse() does not fit: it is fixed per route and writes `id:` lines.
+ */
+@Injectable()
+export class SseInterceptor implements NestInterceptor {
+  private readonly logger = new Logger('SSE');
+  private readonly heartbeatMs: number;
+
+  constructor(config: ConfigService) {
+    this.heartbeatMs = config.get<number>('SSE_HEARTBEAT_MS') ?? 15_000;
+  }
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const response = context.switchToHttp().getResponse<Response>();
+    return next.handle().pipe(map((result) => (isAsyncIterable(result) ? this.toEventStream(result, response) : result)));
+  }
+
+  private toEventStream(chunks: AsyncIterable<unknown>, response: Response): StreamableFile {
+    response.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    response.setHeader('Cache-Control', 'no-cache');
+    response.setHeader('X-Accel-Buffering', 'no');
+    response.setHeader('Connection', 'keep-alive');
+    const requestId = response.getHeader('x-request-id');
+    const frames = sseFrames(chunks, {
+      heartbeatMs: this.heartbeatMs,
+      onError: (error) => this.logger.warn(`request ${requestId}: stream failed after the first chunk: ${(error as Error)?.message ?? error}`),
+    });
+    // objectMode off and a tiny highWaterMark: frames are pulled one at a time, only as fast as
+    // the socket drains, so a slow client never makes the gateway buffer the upstream answer.
+    return new StreamableFile(Readable.from(frames, { objectMode: false, highWaterMark: 1 }));
+  }
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return value !== null && typeof value === 'object' && Symbol.asyncIterator in value;
+}

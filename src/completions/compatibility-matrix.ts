@@ -1,0 +1,51 @@
+/**
+ * What the gateway does with each optional field of OpenAI's chat-completions request. This table
+ * is the published compatibility matrix (README, spec sections 1 and 9.3): `pass` fields are
+ * validated and forwarded to the provider, `gateway` fields are handled by the gateway itself, and
+ * `drop` fields are accepted and silently removed. Fields not listed are dropped too.
+ */
+export const COMPATIBILITY_MATRIX = {
+  temperature: { handling: 'pass', note: 'number 0-2' },
+  max_tokens: { handling: 'pass', note: 'integer >= 1; also used for token reservations' },
+  max_completion_tokens: { handling: 'pass', note: 'integer >= 1; newer name of max_tokens' },
+  top_p: { handling: 'pass', note: 'number 0-1' },
+  stop: { handling: 'pass', note: 'string or up to 4 strings' },
+  seed: { handling: 'pass', note: 'integer' },
+  user: { handling: 'pass', note: 'string, end-user id for the provider' },
+  presence_penalty: { handling: 'pass', note: 'number -2 to 2' },
+  frequency_penalty: { handling: 'pass', note: 'number -2 to 2' },
+  logit_bias: { handling: 'pass', note: 'object of token id to bias' },
+  response_format: { handling: 'pass', note: '{type: text | json_object | json_schema, ...}' },
+  tools: { handling: 'pass', note: 'array of tool definitions; tool_calls are relayed back' },
+  tool_choice: { handling: 'pass', note: 'string or object' },
+  parallel_tool_calls: { handling: 'pass', note: 'boolean' },
+  reasoning_effort: { handling: 'pass', note: 'string' },
+  stream: { handling: 'gateway', note: 'JSON response or server-sent events' },
+  stream_options: { handling: 'gateway', note: 'include_usage adds a usage chunk; the gateway always asks the provider for usage' },
+  n: { handling: 'drop', note: 'the gateway always returns one choice' },
+  logprobs: { handling: 'drop', note: 'not relayed' },
+  top_logprobs: { handling: 'drop', note: 'not relayed' },
+  functions: { handling: 'drop', note: 'deprecated; use tools' },
+  function_call: { handling: 'drop', note: 'deprecated; use tool_choice' },
+  metadata: { handling: 'drop', note: 'provider-side storage is not used' },
+  store: { handling: 'drop', note: 'provider-side storage is not used' },
+  service_tier: { handling: 'drop', note: 'chosen by the deployment, not the client' },
+  modalities: { handling: 'drop', note: 'text only' },
+  audio: { handling: 'drop', note: 'text only' },
+  prediction: { handling: 'drop', note: 'not relayed' },
+  web_search_options: { handling: 'drop', note: 'not relayed' },
+} as const satisfies Record<string, { handling: 'pass' | 'gateway' | 'drop'; note: string }>;
+
+export const PASSTHROUGH_FIELDS = Object.entries(COMPATIBILITY_MATRIX)
+  .filter(([, entry]) => entry.handling === 'pass')
+  .map(([field]) => field);
+
+/** The optional fields to forward, taken from a validated request. */
+export function passthroughParameters(request: object): Record<string, unknown> {
+  const parameters: Record<string, unknown> = {};
+  for (const field of PASSTHROUGH_FIELDS) {
+    const value = (request as Record<string, unknown>)[field];
+    if (value !== undefined) parameters[field] = value;
+  }
+  return parameters;
+}

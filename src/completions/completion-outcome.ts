@@ -1,0 +1,17 @@
+import type { TokenUsage } from '../providers/provider-adapter.interface';
+
+export type OutcomeStatus = 'completed' | 'failed' | 'aborted';
+
+/** What one request cost and how it ended; written to the log and (later) to usage records. */
+export interface CompletionOutcome {
+  requestId: string;
+  keyId: string;
+  publicModel: string;
+  deployment: string | null;
+  status: OutcomeStatus;
+  httpStatus: number;
+  stream: boolean;
+  usage: TokenUsage;
+  latencyMs: number;
+  errorCode?: string;
+}

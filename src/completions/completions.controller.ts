@@ -1,0 +1,27 @@
+import { Body, Controller, HttpCode, Post, UseInterceptors } from '@nestjs/common';
+import { CurrentKey } from '../auth/current-key.decorator';
+import { ClientAbortSignal } from '../common/http/client-abort-signal.decorator';
+import { RequestId } from '../common/http/request-id.decorator';
+import { SseInterceptor } from '../common/sse/sse.interceptor';
+import type { VirtualKeyView } from '../keys/virtual-key.types';
+import type { ChatCompletion, ChatCompletionChunk } from './chat-completion.types';
+import { CompletionsService } from './completions.service';
+import { CreateChatCompletionDto } from './dto/create-chat-completion.dto';
+
+@Controller('v1')
+export class CompletionsController {
+  constructor(private readonly completions: CompletionsService) {}
+
+  @Post('chat/completions')
+  @HttpCode(200)
+  @UseInterceptors(SseInterceptor)
+  create(
+    @Body() body: CreateChatCompletionDto,
+    @CurrentKey() key: VirtualKeyView,
+    @RequestId() requestId: string,
+    @ClientAbortSignal() signal: AbortSignal,
+  ): Promise<ChatCompletion | AsyncIterable<ChatCompletionChunk>> {
+    const context = { key, requestId, signal };
+    return body.stream ? this.completions.stream(body, context) : this.completions.complete(body, context);
+  }
+}

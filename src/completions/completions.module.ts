@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { ProvidersModule } from '../providers/providers.module';
+import { CompletionsController } from './completions.controller';
+import { CompletionsService } from './completions.service';
+import { DeploymentRouter } from './deployment-router.service';
+
+@Module({
+  imports: [ProvidersModule],
+  controllers: [CompletionsController],
+  providers: [CompletionsService, DeploymentRouter],
+})
+export class CompletionsModule {}

@@ -1,0 +1,230 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+import { ClientDisconnectedError } from '../common/errors/client-disconnected.error';
+import { GatewayException } from '../common/errors/gateway.exception';
+import type { DeploymentConfig } from '../config/gateway-config.types';
+import type { VirtualKeyView } from '../keys/virtual-key.types';
+import { estimateTokens } from '../providers/adapters/openai-compatible.mapping';
+import type {
+  ChatTurn,
+  TokenUsage,
+  UpstreamChatRequest,
+  UpstreamStreamPart,
+} from '../providers/provider-adapter.interface';
+import { UpstreamError } from '../providers/upstream.error';
+import type { ChatCompletion, ChatCompletionChunk, CompletionUsage } from './chat-completion.types';
+import { passthroughParameters } from './compatibility-matrix';
+import type { CompletionOutcome, OutcomeStatus } from './completion-outcome';
+import { newCompletionId, unixSeconds } from './completion-id';
+import { DeploymentRouter } from './deployment-router.service';
+import type { CreateChatCompletionDto } from './dto/create-chat-completion.dto';
+
+export interface CompletionContext {
+  key: VirtualKeyView;
+  requestId: string;
+  signal: AbortSignal;
+}
+
+type PartIterator = AsyncIterator<UpstreamStreamPart>;
+
+@Injectable()
+export class CompletionsService {
+  private readonly logger = new Logger('Completions');
+
+  constructor(private readonly router: DeploymentRouter) {}
+
+  async complete(dto: CreateChatCompletionDto, context: CompletionContext): Promise<ChatCompletion> {
+    const started = performance.now();
+    const deployments = this.router.deploymentsFor(dto.model, context.key);
+    let attempted: DeploymentConfig | null = null;
+    try {
+      const { result, deployment } = await this.router.withFailover(deployments, context.signal, (adapter, candidate) => {
+        attempted = candidate;
+        return adapter.complete(this.upstreamRequest(dto, context, candidate));
+      });
+      this.record(context, dto, deployment, 'completed', 200, result.usage, started);
+      return {
+        id: newCompletionId(),
+        object: 'chat.completion',
+        created: unixSeconds(),
+        model: dto.model,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: result.content, ...(result.toolCalls ? { tool_calls: result.toolCalls } : {}) },
+            finish_reason: result.finishReason,
+            logprobs: null,
+          },
+        ],
+        usage: toWireUsage(result.usage),
+      };
+    } catch (error) {
+      this.recordFailure(context, dto, attempted, error, { promptTokens: 0, completionTokens: 0 }, started);
+      throw error;
+    }
+  }
+
+  /**
+   * Starts a stream and reads its first part before returning, so an upstream failure before
+   * the first token is still answered as a plain HTTP error (TensorZero's peek_first_chunk).
+   */
+  async stream(dto: CreateChatCompletionDto, context: CompletionContext): Promise<AsyncIterable<ChatCompletionChunk>> {
+    const started = performance.now();
+    const deployments = this.router.deploymentsFor(dto.model, context.key);
+    let attempted: DeploymentConfig | null = null;
+    try {
+      const { result, deployment } = await this.router.withFailover(deployments, context.signal, async (adapter, candidate) => {
+        attempted = candidate;
+        const iterator = (await adapter.stream(this.upstreamRequest(dto, context, candidate)))[Symbol.asyncIterator]();
+        try {
+          return { iterator, first: await iterator.next() };
+        } catch (error) {
+          await iterator.return?.();
+          throw error;
+        }
+      });
+      return this.chunks(dto, context, deployment, result.iterator, result.first, started);
+    } catch (error) {
+      this.recordFailure(context, dto, attempted, error, { promptTokens: 0, completionTokens: 0 }, started);
+      throw error;
+    }
+  }
+
+  private async *chunks(
+    dto: CreateChatCompletionDto,
+    context: CompletionContext,
+    deployment: DeploymentConfig,
+    iterator: PartIterator,
+    first: IteratorResult<UpstreamStreamPart>,
+    started: number,
+  ): AsyncGenerator<ChatCompletionChunk> {
+    const id = newCompletionId();
+    const created = unixSeconds();
+    const chunk = (choices: ChatCompletionChunk['choices'], usage?: CompletionUsage): ChatCompletionChunk => ({
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model: dto.model,
+      choices,
+      ...(usage ? { usage } : {}),
+    });
+    let usage: TokenUsage | undefined;
+    let streamed = '';
+    let roleSent = false;
+    let status: OutcomeStatus = 'aborted';
+    let failure: unknown;
+    try {
+      for (let step = first; !step.done; step = await iterator.next()) {
+        const part = step.value;
+        if (part.type === 'usage') {
+          usage = part.usage;
+          continue;
+        }
+        const delta: ChatCompletionChunk['choices'][number]['delta'] = {};
+        if (!roleSent) delta.role = 'assistant';
+        roleSent = true;
+        if (part.content !== undefined) {
+          delta.content = part.content;
+          streamed += part.content;
+        }
+        if (part.toolCalls) delta.tool_calls = part.toolCalls;
+        yield chunk([{ index: 0, delta, finish_reason: part.finishReason ?? null, logprobs: null }]);
+      }
+      status = 'completed';
+      usage ??= this.estimateUsage(dto, streamed);
+      if (dto.stream_options?.include_usage) yield chunk([], toWireUsage(usage));
+    } catch (error) {
+      failure = error;
+      status = isDisconnect(error, context.signal) ? 'aborted' : 'failed';
+      throw error;
+    } finally {
+      // Runs on completion, failure and early return (client gone): the upstream is closed
+      // and what was already streamed is still counted.
+      await iterator.return?.().catch(() => undefined);
+      const settled = usage ?? this.estimateUsage(dto, streamed);
+      if (status === 'completed') this.record(context, dto, deployment, status, 200, settled, started);
+      else if (status === 'failed') this.recordFailure(context, dto, deployment, failure, settled, started);
+      else this.record(context, dto, deployment, 'aborted', 499, settled, started, 'client_disconnected');
+    }
+  }
+
+  private upstreamRequest(dto: CreateChatCompletionDto, context: CompletionContext, deployment: DeploymentConfig): UpstreamChatRequest {
+    return {
+      deployment,
+      messages: dto.messages.map(toChatTurn),
+      parameters: passthroughParameters(dto),
+      signal: context.signal,
+      requestId: context.requestId,
+    };
+  }
+
+  private estimateUsage(dto: CreateChatCompletionDto, completion: string): TokenUsage {
+    const prompt = dto.messages.map((message) => message.content ?? '').join('\n');
+    return { promptTokens: estimateTokens(prompt), completionTokens: estimateTokens(completion) };
+  }
+
+  private recordFailure(
+    context: CompletionContext,
+    dto: CreateChatCompletionDto,
+    deployment: DeploymentConfig | null,
+    error: unknown,
+    usage: TokenUsage,
+    started: number,
+  ): void {
+    if (isDisconnect(error, context.signal)) {
+      this.record(context, dto, deployment, 'aborted', 499, usage, started, 'client_disconnected');
+      return;
+    }
+    const gatewayError = error instanceof UpstreamError ? error.toGatewayException() : error instanceof GatewayException ? error : undefined;
+    this.record(context, dto, deployment, 'failed', gatewayError?.status ?? 500, usage, started, gatewayError?.code ?? 'internal_error');
+  }
+
+  private record(
+    context: CompletionContext,
+    dto: CreateChatCompletionDto,
+    deployment: DeploymentConfig | null,
+    status: OutcomeStatus,
+    httpStatus: number,
+    usage: TokenUsage,
+    started: number,
+    errorCode?: string,
+  ): void {
+    const outcome: CompletionOutcome = {
+      requestId: context.requestId,
+      keyId: context.key.id,
+      publicModel: dto.model,
+      deployment: deployment?.name ?? null,
+      status,
+      httpStatus,
+      stream: dto.stream === true,
+      usage,
+      latencyMs: Math.round(performance.now() - started),
+      errorCode,
+    };
+    this.logger.log(
+      `${outcome.requestId} key=${context.key.name} model=${outcome.publicModel} deployment=${outcome.deployment ?? '-'} ` +
+        `${outcome.status} ${outcome.httpStatus}${errorCode ? ` ${errorCode}` : ''} stream=${outcome.stream} ` +
+        `tokens=${usage.promptTokens}+${usage.completionTokens} ${outcome.latencyMs}ms`,
+    );
+  }
+}
+
+function toChatTurn(message: CreateChatCompletionDto['messages'][number]): ChatTurn {
+  const turn: ChatTurn = { role: message.role, content: message.content ?? null };
+  if (message.name !== undefined) turn.name = message.name;
+  if (message.tool_call_id !== undefined) turn.tool_call_id = message.tool_call_id;
+  if (message.tool_calls !== undefined) turn.tool_calls = message.tool_calls;
+  return turn;
+}
+
+function toWireUsage(usage: TokenUsage): CompletionUsage {
+  return {
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    total_tokens: usage.promptTokens + usage.completionTokens,
+  };
+}
+
+function isDisconnect(error: unknown, signal: AbortSignal): boolean {
+  return error instanceof ClientDisconnectedError || (signal.aborted && signal.reason instanceof ClientDisconnectedError);
+}

@@ -1,0 +1,64 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength, validateSync } from 'class-validator';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
+
+const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
+const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+
+/** The process environment, validated once at boot so a typo fails fast with a clear message. */
+export class EnvironmentVariables {
+  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  PORT = 8080;
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  /** Postgres connection string; without it the gateway runs an embedded Postgres (PGlite). */
+  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  DATABASE_URL?: string;
+
+  /** Where the embedded Postgres keeps its data. */
+  @IsString()
+  GATEWAY_DATA_DIR = '.gateway-data';
+
+  /** Path of the YAML model/deployment config; without it every public model is served by the mock. */
+  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  GATEWAY_CONFIG?: string;
+
+  /** Apply pending migrations at start (always done for the embedded database). */
+  @IsIn(['true', 'false'])
+  DB_MIGRATE_ON_START: 'true' | 'false' = 'false';
+
+  /** How long a verified key stays cached in memory. Revocation is honoured within this time. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(300_000)
+  KEY_CACHE_TTL_MS = 10_000;
+
+  /** Interval of `: keep-alive` comments while a stream's upstream is silent; 0 turns them off. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(600_000)
+  SSE_HEARTBEAT_MS = 15_000;
+
+  /** Admin credential for the /admin API; the admin API is off when it is unset. */
+  @Transform(emptyToUndefined) @IsOptional() @IsString() @MinLength(16)
+  ADMIN_API_KEY?: string;
+
+  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  REDIS_URL?: string;
+
+  @IsIn(LOG_LEVELS)
+  LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'log';
+}
+
+export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
+  const env = plainToInstance(EnvironmentVariables, raw, { exposeDefaultValues: true });
+  const errors = validateSync(env, { skipMissingProperties: false, forbidUnknownValues: false });
+  if (errors.length > 0) {
+    const lines = errors.flatMap((e) => Object.values(e.constraints ?? {}).map((m) => `  - ${m}`));
+    throw new Error(`Invalid environment:\n${lines.join('\n')}`);
+  }
+  return env;
+}
+
+export function logLevelsFrom(level: EnvironmentVariables['LOG_LEVEL']): (typeof LOG_LEVELS)[number][] {
+  return LOG_LEVELS.slice(0, LOG_LEVELS.indexOf(level) + 1);
+}

@@ -1,0 +1,62 @@
+import { Type } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
+
+/** One deployment as written in the YAML file (snake_case, as in LiteLLM's config). */
+export class DeploymentConfigDto {
+  @IsIn(['openai', 'mock'])
+  provider: 'openai' | 'mock';
+
+  @IsOptional() @IsString() @Matches(/^[\w.:@/-]{1,100}$/)
+  name?: string;
+
+  @ValidateIf((d: DeploymentConfigDto) => d.provider === 'openai')
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  base_url?: string;
+
+  @ValidateIf((d: DeploymentConfigDto) => d.provider === 'openai')
+  @IsString() @MinLength(1)
+  api_key?: string;
+
+  @ValidateIf((d: DeploymentConfigDto) => d.provider === 'openai')
+  @IsString() @MinLength(1)
+  model?: string;
+
+  @IsOptional() @IsInt() @Min(100) @Max(3_600_000)
+  timeout_ms?: number;
+
+  @IsOptional() @IsObject()
+  headers?: Record<string, string>;
+
+  @IsOptional() @IsInt() @Min(0) @Max(600_000)
+  latency_ms?: number;
+
+  @IsOptional() @IsInt() @Min(0) @Max(60_000)
+  chunk_delay_ms?: number;
+
+  @IsOptional() @IsInt() @Min(1) @Max(10_000)
+  chunk_count?: number;
+}
+
+export class GatewayConfigFileDto {
+  @IsObject()
+  models: Record<string, DeploymentConfigDto[]>;
+}
+
+export class DeploymentListDto {
+  @ValidateNested({ each: true })
+  @Type(() => DeploymentConfigDto)
+  deployments: DeploymentConfigDto[];
+}

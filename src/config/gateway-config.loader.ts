@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import { plainToInstance } from 'class-transformer';
+import { validateSync, ValidationError } from 'class-validator';
+import { parse } from 'yaml';
+import { DeploymentConfigDto, DeploymentListDto } from './gateway-config.dto';
+import { DeploymentConfig, GatewayConfig, PUBLIC_MODELS } from './gateway-config.types';
+import { interpolateEnv } from './interpolate-env';
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+const MODEL_NAME = /^[A-Za-z0-9][\w.:/-]{0,127}$/;
+
+/** Every public model served by the built-in mock: the gateway runs with no provider account. */
+export function embeddedDefaultConfig(): GatewayConfig {
+  const models = new Map<string, DeploymentConfig[]>();
+  for (const model of PUBLIC_MODELS) models.set(model, [toDeployment(model, 0, { provider: 'mock' })]);
+  return { models, source: 'embedded-defaults' };
+}
+
+export function loadGatewayConfig(path: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(`GATEWAY_CONFIG: cannot read ${path}: ${(error as Error).message}`);
+  }
+  try {
+    return parseGatewayConfig(parse(text), env);
+  } catch (error) {
+    throw new Error(`GATEWAY_CONFIG ${path}: ${(error as Error).message}`);
+  }
+}
+
+export function parseGatewayConfig(document: unknown, env: NodeJS.ProcessEnv): GatewayConfig {
+  const root = interpolateEnv(document, env) as { models?: unknown } | null;
+  if (!root || typeof root !== 'object' || !root.models || typeof root.models !== 'object' || Array.isArray(root.models)) {
+    throw new Error('expected a top-level "models" mapping of public model name to a list of deployments');
+  }
+  const models = new Map<string, DeploymentConfig[]>();
+  for (const [model, list] of Object.entries(root.models)) {
+    if (!MODEL_NAME.test(model)) throw new Error(`models: "${model}" is not a valid model name`);
+    if (!Array.isArray(list) || list.length === 0) {
+      throw new Error(`models.${model}: expected a non-empty list of deployments`);
+    }
+    const dto = plainToInstance(DeploymentListDto, { deployments: list });
+    const errors = validateSync(dto, { forbidUnknownValues: false });
+    if (errors.length > 0) throw new Error(describe(errors, `models.${model}`));
+    models.set(
+      model,
+      dto.deployments.map((deployment, index) => toDeployment(model, index, deployment)),
+    );
+  }
+  if (models.size === 0) throw new Error('models: at least one public model is required');
+  return { models, source: 'file' };
+}
+
+function toDeployment(publicModel: string, index: number, dto: Partial<DeploymentConfigDto>): DeploymentConfig {
+  return {
+    name: dto.name ?? `${publicModel}/${index}`,
+    publicModel,
+    provider: dto.provider ?? 'mock',
+    baseUrl: dto.base_url?.replace(/\/+$/, ''),
+    apiKey: dto.api_key,
+    upstreamModel: dto.model,
+    timeoutMs: dto.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+    headers: dto.headers ?? {},
+    mock: {
+      latencyMs: dto.latency_ms ?? 0,
+      chunkDelayMs: dto.chunk_delay_ms ?? 20,
+      chunkCount: dto.chunk_count ?? 16,
+    },
+  };
+}
+
+function describe(errors: ValidationError[], prefix: string): string {
+  const lines: string[] = [];
+  const walk = (list: ValidationError[], path: string) => {
+    for (const error of list) {
+      const here = /^\d+$/.test(error.property) ? `${path}[${error.property}]` : `${path}.${error.property}`;
+      for (const message of Object.values(error.constraints ?? {})) lines.push(`${here}: ${message}`);
+      walk(error.children ?? [], here);
+    }
+  };
+  walk(errors, prefix);
+  return lines.join('; ').replace(/\.deployments\[/g, '[');
+}

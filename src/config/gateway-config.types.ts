@@ -1,0 +1,32 @@
+export type ProviderName = 'openai' | 'mock';
+
+export interface MockSettings {
+  /** Delay before the answer (non-streaming) or the first chunk (streaming). */
+  latencyMs: number;
+  /** Pause between streamed chunks. */
+  chunkDelayMs: number;
+  /** How many content chunks a streamed answer has at most. */
+  chunkCount: number;
+}
+
+export interface DeploymentConfig {
+  /** Stable name used in logs and usage records, e.g. `alpha-k3/0`. */
+  name: string;
+  publicModel: string;
+  provider: ProviderName;
+  baseUrl?: string;
+  apiKey?: string;
+  upstreamModel?: string;
+  /** Time allowed for the provider's response headers and between body chunks. */
+  timeoutMs: number;
+  headers: Record<string, string>;
+  mock: MockSettings;
+}
+
+export interface GatewayConfig {
+  /** Public model name -> deployments, tried in order until one answers. */
+  models: Map<string, DeploymentConfig[]>;
+  source: 'file' | 'embedded-defaults';
+}
+
+export const PUBLIC_MODELS = ['alpha-k3', 'beta-v4-pro-0813', 'beta-v4-flash-0731'] as const;

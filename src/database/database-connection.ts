@@ -1,0 +1,46 @@
+import { Logger } from '@nestjs/common';
+import { join } from 'node:path';
+import { EmbeddedPostgres } from './embedded-postgres';
+import { runMigrations } from './migration-runner';
+
+export const MIGRATIONS_DIR = join(__dirname, '..', '..', 'prisma', 'migrations');
+
+/** Where Prisma connects, and the embedded server behind it when there is one. */
+export interface DatabaseConnection {
+  url: string;
+  embedded: EmbeddedPostgres | null;
+}
+export const DatabaseConnection = Symbol('DatabaseConnection');
+
+export interface OpenDatabaseOptions {
+  databaseUrl?: string;
+  dataDir: string;
+  migrateOnStart: boolean;
+  /** A short-lived tool (the CLI) may use the embedded server a running gateway already serves. */
+  joinRunningEmbedded?: boolean;
+}
+
+const logger = new Logger('Database');
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseConnection> {
+  if (options.databaseUrl) {
+    if (options.migrateOnStart) await migrate(options.databaseUrl);
+    return { url: options.databaseUrl, embedded: null };
+  }
+  const running = options.joinRunningEmbedded ? EmbeddedPostgres.runningServer(options.dataDir) : undefined;
+  if (running) return { url: running.url, embedded: null };
+  const embedded = await EmbeddedPostgres.start(options.dataDir);
+  logger.warn(`DATABASE_URL is not set: using the embedded Postgres (PGlite) in ${options.dataDir}`);
+  try {
+    await migrate(embedded.url);
+  } catch (error) {
+    await embedded.stop();
+    throw error;
+  }
+  return { url: embedded.url, embedded };
+}
+
+async function migrate(url: string): Promise<void> {
+  const report = await runMigrations(url, MIGRATIONS_DIR, (message) => logger.log(message));
+  logger.log(`database schema up to date (${report.applied.length} applied, ${report.alreadyApplied} already applied)`);
+}

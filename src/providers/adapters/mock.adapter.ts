@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type {
+  ProviderAdapter,
+  TokenUsage,
+  UpstreamChatRequest,
+  UpstreamChatResult,
+  UpstreamStreamPart,
+} from '../provider-adapter.interface';
+import { estimateTokens } from './openai-compatible.mapping';
+
+/**
+ * A built-in provider with deterministic answers, so the gateway runs and can be tried with no
+ * provider account. One word of output counts as one completion token.
+ */
+@Injectable()
+export class MockAdapter implements ProviderAdapter {
+  readonly provider = 'mock';
+
+  async complete(request: UpstreamChatRequest): Promise<UpstreamChatResult> {
+    const answer = mockAnswer(request);
+    await sleep(request.deployment.mock.latencyMs, undefined, { signal: request.signal });
+    return {
+      content: answer.words.join(''),
+      finishReason: answer.finishReason,
+      usage: answer.usage,
+    };
+  }
+
+  async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamPart>> {
+    return streamAnswer(request);
+  }
+}
+
+async function* streamAnswer(request: UpstreamChatRequest): AsyncGenerator<UpstreamStreamPart> {
+  const { latencyMs, chunkDelayMs, chunkCount } = request.deployment.mock;
+  const answer = mockAnswer(request);
+  const perChunk = Math.max(1, Math.ceil(answer.words.length / chunkCount));
+  await sleep(latencyMs, undefined, { signal: request.signal });
+  for (let start = 0; start < answer.words.length; start += perChunk) {
+    if (start > 0) await sleep(chunkDelayMs, undefined, { signal: request.signal });
+    const last = start + perChunk >= answer.words.length;
+    const content = answer.words.slice(start, start + perChunk).join('');
+    yield last ? { type: 'delta', content, finishReason: answer.finishReason } : { type: 'delta', content };
+  }
+  if (answer.words.length === 0) yield { type: 'delta', finishReason: answer.finishReason };
+  yield { type: 'usage', usage: answer.usage };
+}
+
+interface MockAnswer {
+  words: string[];
+  finishReason: 'stop' | 'length';
+  usage: TokenUsage;
+}
+
+export function mockAnswer(request: UpstreamChatRequest): MockAnswer {
+  const lastUser = [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+  const echo = lastUser.length > 200 ? `${lastUser.slice(0, 200)}…` : lastUser;
+  const text = `This is a mock answer from ${request.deployment.publicModel}. You said: "${echo}"`;
+  const all = text.match(/\S+\s*/g) ?? [];
+  const limit = Number(request.parameters.max_completion_tokens ?? request.parameters.max_tokens ?? Infinity);
+  const words = all.slice(0, Math.max(0, limit));
+  const prompt = request.messages.map((m) => m.content ?? '').join('\n');
+  return {
+    words,
+    finishReason: words.length < all.length ? 'length' : 'stop',
+    usage: { promptTokens: estimateTokens(prompt), completionTokens: words.length },
+  };
+}

@@ -1,0 +1,66 @@
+import type { DeploymentConfig } from '../config/gateway-config.types';
+
+export type FinishReason = 'stop' | 'length' | 'content_filter' | 'tool_calls' | 'function_call';
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  type?: 'function';
+  function?: { name?: string; arguments?: string };
+}
+
+/** An OpenAI-format message after validation; extra fields are the ones the matrix passes. */
+export interface ChatTurn {
+  role: string;
+  content: string | null;
+  name?: string;
+  tool_call_id?: string;
+  tool_calls?: unknown[];
+}
+
+export interface UpstreamChatRequest {
+  deployment: DeploymentConfig;
+  messages: ChatTurn[];
+  /** Optional OpenAI fields the compatibility matrix passes through, already filtered. */
+  parameters: Record<string, unknown>;
+  /** Aborted when the client disconnects; adapters must stop all upstream I/O on it. */
+  signal: AbortSignal;
+  requestId: string;
+}
+
+export interface UpstreamChatResult {
+  content: string | null;
+  toolCalls?: unknown[];
+  finishReason: FinishReason;
+  /** The provider's own finish reason, kept for logs. */
+  rawFinishReason?: string;
+  usage: TokenUsage;
+}
+
+/**
+ * One upstream event's worth of output. A finish reason rides on the delta it came with, so a
+ * provider that ends on its last content chunk is relayed the same way.
+ */
+export type UpstreamStreamPart =
+  | { type: 'delta'; content?: string; toolCalls?: ToolCallDelta[]; finishReason?: FinishReason; rawFinishReason?: string }
+  | { type: 'usage'; usage: TokenUsage };
+
+export interface ProviderAdapter {
+  /** The `provider` value in the gateway config that selects this adapter. */
+  readonly provider: string;
+  complete(request: UpstreamChatRequest): Promise<UpstreamChatResult>;
+  /**
+   * Resolves once the upstream has answered 2xx; errors before that reject the promise, errors
+   * after it are thrown by the iterator. Both are UpstreamError. Ending the iteration early
+   * (return()) must abort the upstream request.
+   */
+  stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamPart>>;
+}
+
+// Interface and DI token share a name, as ThrottlerStorage does.
+export const ProviderAdapter = Symbol('ProviderAdapter');
