@@ -1,12 +1,14 @@
 import { Global, Module } from '@nestjs/common';
-import { ConfigModule } from '@nestjs/config';
+import { ConfigModule, ConfigService } from '@nestjs/config';
 import { validateEnvironment } from './env.validation';
 import { GatewayConfigService } from './gateway-config.service';
 
 @Global()
 @Module({
   imports: [ConfigModule.forRoot({ isGlobal: true, cache: true, validate: validateEnvironment })],
-  providers: [GatewayConfigService],
+  providers: [
+    { provide: GatewayConfigService, inject: [ConfigService], useFactory: GatewayConfigService.fromEnvironment },
+  ],
   exports: [GatewayConfigService],
 })
 export class AppConfigModule {}

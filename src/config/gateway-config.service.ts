@@ -1,24 +1,19 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { embeddedDefaultConfig, loadGatewayConfig } from './gateway-config.loader';
 import { DeploymentConfig, GatewayConfig } from './gateway-config.types';
 
 /** The model routing table, loaded and validated once at boot. */
-@Injectable()
 export class GatewayConfigService {
-  private readonly logger = new Logger(GatewayConfigService.name);
-  readonly config: GatewayConfig;
+  constructor(readonly config: GatewayConfig) {}
 
-  constructor(env: ConfigService) {
+  static fromEnvironment(env: ConfigService): GatewayConfigService {
+    const logger = new Logger(GatewayConfigService.name);
     const path = env.get<string>('GATEWAY_CONFIG');
-    this.config = path ? loadGatewayConfig(path) : embeddedDefaultConfig();
-    if (this.config.source === 'embedded-defaults') {
-      this.logger.warn(
-        `GATEWAY_CONFIG is not set: serving ${this.publicModels().join(', ')} with the built-in mock adapter`,
-      );
-    } else {
-      this.logger.log(`Loaded ${this.config.models.size} public model(s) from ${path}`);
-    }
+    const service = new GatewayConfigService(path ? loadGatewayConfig(path) : embeddedDefaultConfig());
+    if (path) logger.log(`Loaded ${service.config.models.size} public model(s) from ${path}`);
+    else logger.warn(`GATEWAY_CONFIG is not set: serving ${service.publicModels().join(', ')} with the built-in mock adapter`);
+    return service;
   }
 
   publicModels(): string[] {

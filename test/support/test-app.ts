@@ -1,0 +1,54 @@
+import { ConfigService } from '@nestjs/config';
+import { Test } from '@nestjs/testing';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { AddressInfo } from 'node:net';
+import { AppModule } from '../../src/app.module';
+import { configureApp } from '../../src/app.setup';
+import { logLevelsFrom, validateEnvironment } from '../../src/config/env.validation';
+import { parseGatewayConfig } from '../../src/config/gateway-config.loader';
+import { GatewayConfigService } from '../../src/config/gateway-config.service';
+import { VirtualKeyService } from '../../src/keys/virtual-key.service';
+import type { CreateVirtualKeyInput } from '../../src/keys/virtual-key.types';
+
+export interface TestAppOptions {
+  /** The `models:` mapping of a gateway config file; the embedded mock defaults when absent. */
+  models?: Record<string, unknown[]>;
+  /** Environment overrides for this app only. */
+  env?: Record<string, string>;
+}
+
+export interface TestApp {
+  app: NestExpressApplication;
+  /** Base URL of the listening gateway, e.g. http://127.0.0.1:41234 */
+  url: string;
+  createKey(input?: Partial<CreateVirtualKeyInput>): Promise<string>;
+  close(): Promise<void>;
+}
+
+let keyCounter = 0;
+
+/** Boots the real AppModule on a real port, configured exactly as main.ts does. */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const env = validateEnvironment({ ...process.env, ...options.env });
+  let builder = Test.createTestingModule({ imports: [AppModule] }).overrideProvider(ConfigService).useValue(new ConfigService(env));
+  if (options.models) {
+    builder = builder
+      .overrideProvider(GatewayConfigService)
+      .useValue(new GatewayConfigService(parseGatewayConfig({ models: options.models }, process.env)));
+  }
+  const moduleRef = await builder.compile();
+  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: logLevelsFrom(env.LOG_LEVEL) });
+  configureApp(app);
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  const keys = app.get(VirtualKeyService);
+  return {
+    app,
+    url: `http://127.0.0.1:${port}`,
+    async createKey(input = {}) {
+      const { secret } = await keys.create({ name: `test-key-${process.pid}-${Date.now()}-${keyCounter++}`, ...input });
+      return secret;
+    },
+    close: () => app.close(),
+  };
+}
