@@ -1,5 +1,6 @@
+import { ConsoleLogger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { Test } from '@nestjs/testing';
+import { Test, TestingModuleBuilder } from '@nestjs/testing';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from '../../src/app.module';
@@ -15,6 +16,8 @@ export interface TestAppOptions {
   models?: Record<string, unknown[]>;
   /** Environment overrides for this app only. */
   env?: Record<string, string>;
+  /** Provider overrides, for the rare test that must break the gateway from inside. */
+  override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
 }
 
 export interface TestApp {
@@ -36,8 +39,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       .overrideProvider(GatewayConfigService)
       .useValue(new GatewayConfigService(parseGatewayConfig({ models: options.models }, process.env)));
   }
+  if (options.override) builder = options.override(builder);
   const moduleRef = await builder.compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: logLevelsFrom(env.LOG_LEVEL) });
+  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: new ConsoleLogger({ logLevels: logLevelsFrom(env.LOG_LEVEL) }),
+  });
   configureApp(app);
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;

@@ -1,0 +1,23 @@
+# Build stage: full install, Prisma client generation and TypeScript build.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json nest-cli.json prisma.config.ts ./
+COPY scripts ./scripts
+COPY prisma ./prisma
+COPY src ./src
+RUN npm run build && npm prune --omit=dev
+
+# Runtime stage: compiled code, production dependencies and the SQL migrations only.
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/package.json ./package.json
+COPY prisma/migrations ./prisma/migrations
+COPY bin ./bin
+USER node
+EXPOSE 8080
+CMD ["node", "dist/main.js"]

@@ -1,0 +1,94 @@
+import { ConfigService } from '@nestjs/config';
+import type { INestApplicationContext } from '@nestjs/common';
+import { runMigrations } from '../database/migration-runner';
+import { MIGRATIONS_DIR } from '../database/database-connection';
+import { VirtualKeyService } from '../keys/virtual-key.service';
+import type { VirtualKeyView } from '../keys/virtual-key.types';
+import { keyState } from '../keys/virtual-key.types';
+import { readSeedKeys } from './seed-keys';
+
+export interface CliOutput {
+  out(text: string): void;
+}
+
+export interface KeyCreateOptions {
+  name: string;
+  json: boolean;
+  rpm?: number;
+  tpm?: number;
+  models?: string[];
+  expires?: Date;
+}
+
+export async function createKey(app: INestApplicationContext, options: KeyCreateOptions, io: CliOutput): Promise<void> {
+  const { key, secret } = await app.get(VirtualKeyService).create({
+    name: options.name,
+    rpmLimit: options.rpm ?? null,
+    tpmLimit: options.tpm ?? null,
+    allowedModels: options.models ?? [],
+    expiresAt: options.expires ?? null,
+  });
+  if (options.json) {
+    io.out(JSON.stringify({ ...keyJson(key), key: secret }));
+    return;
+  }
+  io.out(`Created key "${key.name}" (id ${key.id}).`);
+  io.out(`Secret (shown once, store it now): ${secret}`);
+}
+
+export async function listKeys(app: INestApplicationContext, json: boolean, io: CliOutput): Promise<void> {
+  const keys = await app.get(VirtualKeyService).list();
+  if (json) {
+    io.out(JSON.stringify(keys.map(keyJson)));
+    return;
+  }
+  if (keys.length === 0) {
+    io.out('No keys.');
+    return;
+  }
+  io.out(['ID', 'NAME', 'PREFIX', 'STATE', 'RPM', 'MODELS', 'CREATED'].join('\t'));
+  for (const key of keys) {
+    const row = [key.id, key.name, `${key.keyPrefix}…`, keyState(key), key.rpmLimit ?? 'default', key.allowedModels.join(',') || 'all', key.createdAt.toISOString()];
+    io.out(row.join('\t'));
+  }
+}
+
+export async function revokeKey(app: INestApplicationContext, idOrName: string, io: CliOutput): Promise<void> {
+  const key = await app.get(VirtualKeyService).revoke(idOrName);
+  io.out(`Revoked key "${key.name}" (id ${key.id}) at ${key.revokedAt?.toISOString()}.`);
+}
+
+export async function seedKeys(app: INestApplicationContext, io: CliOutput): Promise<void> {
+  const declared = readSeedKeys(process.env);
+  const keys = app.get(VirtualKeyService);
+  for (const input of declared) {
+    const key = await keys.seed(input);
+    io.out(`Seeded key "${key.name}" (id ${key.id}).`);
+  }
+  io.out(`${declared.length} key(s) seeded.`);
+}
+
+export async function migrate(app: INestApplicationContext, io: CliOutput): Promise<void> {
+  const url = app.get(ConfigService).get<string>('DATABASE_URL');
+  if (!url) {
+    io.out('DATABASE_URL is not set: the embedded database was migrated when it was opened.');
+    return;
+  }
+  const report = await runMigrations(url, MIGRATIONS_DIR, (message) => io.out(message));
+  io.out(`Database schema up to date (${report.applied.length} applied, ${report.alreadyApplied} already applied).`);
+}
+
+function keyJson(key: VirtualKeyView) {
+  return {
+    id: key.id,
+    name: key.name,
+    key_prefix: key.keyPrefix,
+    state: keyState(key),
+    created_at: key.createdAt.toISOString(),
+    expires_at: key.expiresAt?.toISOString() ?? null,
+    revoked_at: key.revokedAt?.toISOString() ?? null,
+    rpm_limit: key.rpmLimit,
+    tpm_limit: key.tpmLimit,
+    allowed_models: key.allowedModels,
+  };
+}

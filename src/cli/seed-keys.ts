@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import type { SeedKeyInput } from '../keys/virtual-key.service';
+
+interface DeclaredKey {
+  name?: unknown;
+  key?: unknown;
+  key_sha256?: unknown;
+  rpm_limit?: unknown;
+  tpm_limit?: unknown;
+  allowed_models?: unknown;
+  expires_at?: unknown;
+}
+
+/**
+ * Admin-declared keys, from GATEWAY_SEED_KEYS (a JSON array) and/or the JSON or YAML file named
+ * by GATEWAY_SEED_FILE. Each entry: name, and key or key_sha256; optional rpm_limit, tpm_limit,
+ * allowed_models, expires_at.
+ */
+export function readSeedKeys(env: NodeJS.ProcessEnv): SeedKeyInput[] {
+  const declared: unknown[] = [];
+  if (env.GATEWAY_SEED_KEYS) declared.push(...asArray(JSON.parse(env.GATEWAY_SEED_KEYS), 'GATEWAY_SEED_KEYS'));
+  if (env.GATEWAY_SEED_FILE) declared.push(...asArray(parse(readFileSync(env.GATEWAY_SEED_FILE, 'utf8')), env.GATEWAY_SEED_FILE));
+  return declared.map((entry, index) => toSeedInput(entry as DeclaredKey, index));
+}
+
+function asArray(value: unknown, source: string): unknown[] {
+  const list = Array.isArray(value) ? value : (value as { keys?: unknown })?.keys;
+  if (!Array.isArray(list)) throw new Error(`${source}: expected a list of keys (or {keys: [...]})`);
+  return list;
+}
+
+function toSeedInput(entry: DeclaredKey, index: number): SeedKeyInput {
+  const where = `seed key #${index + 1}`;
+  if (typeof entry?.name !== 'string' || entry.name.length === 0) throw new Error(`${where}: "name" is required`);
+  const optionalInt = (value: unknown, field: string) => {
+    if (value === undefined || value === null) return null;
+    if (!Number.isInteger(value) || (value as number) < 1) throw new Error(`${where}: "${field}" must be a positive integer`);
+    return value as number;
+  };
+  const expiresAt = entry.expires_at === undefined || entry.expires_at === null ? null : new Date(String(entry.expires_at));
+  if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new Error(`${where}: "expires_at" is not a date`);
+  if (entry.allowed_models !== undefined && !(Array.isArray(entry.allowed_models) && entry.allowed_models.every((m) => typeof m === 'string'))) {
+    throw new Error(`${where}: "allowed_models" must be a list of model names`);
+  }
+  return {
+    name: entry.name,
+    secret: typeof entry.key === 'string' ? entry.key : undefined,
+    secretSha256: typeof entry.key_sha256 === 'string' ? entry.key_sha256 : undefined,
+    rpmLimit: optionalInt(entry.rpm_limit, 'rpm_limit'),
+    tpmLimit: optionalInt(entry.tpm_limit, 'tpm_limit'),
+    allowedModels: (entry.allowed_models as string[] | undefined) ?? [],
+    expiresAt,
+  };
+}

@@ -1,0 +1,191 @@
+import OpenAI from 'openai';
+import request from 'supertest';
+import { MockAdapter } from '../src/providers/adapters/mock.adapter';
+import { completion, errorResponse, FakeOpenAiUpstream, hang } from './upstreams/openai-upstream';
+import { startTestApp, TestApp } from './support/test-app';
+
+const ENVELOPE_KEYS = ['code', 'message', 'param', 'type'];
+
+function expectEnvelope(body: any, status: number, code: string, param: string | null = null) {
+  expect(Object.keys(body)).toEqual(['error']);
+  expect(Object.keys(body.error).sort()).toEqual(ENVELOPE_KEYS);
+  expect(body.error.code).toBe(code);
+  expect(body.error.param).toBe(param);
+  expect(typeof body.error.message).toBe('string');
+  expect(body.error.message.length).toBeGreaterThan(0);
+  expect(typeof body.error.type).toBe('string');
+  void status;
+}
+
+describe('every error answers in the envelope with the right status', () => {
+  let upstream: FakeOpenAiUpstream;
+  let gateway: TestApp;
+  let key: string;
+  const post = (body: unknown, headers: Record<string, string> = {}) => {
+    let call = request(gateway.url).post('/v1/chat/completions').set('Authorization', `Bearer ${key}`);
+    for (const [name, value] of Object.entries(headers)) call = call.set(name, value);
+    return typeof body === 'string' ? call.set('Content-Type', headers['Content-Type'] ?? 'application/json').send(body) : call.send(body as object);
+  };
+  const valid = { model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }] };
+
+  beforeAll(async () => {
+    upstream = await FakeOpenAiUpstream.start();
+    gateway = await startTestApp({
+      models: {
+        'alpha-k3': [{ provider: 'openai', base_url: upstream.url, api_key: 'sk-upstream-secret', model: 'm', timeout_ms: 300 }],
+        'beta-v4-pro-0813': [{ provider: 'openai', base_url: 'http://127.0.0.1:9', api_key: 'sk-x', model: 'm' }],
+        'beta-v4-flash-0731': [{ provider: 'mock' }],
+      },
+      override: (builder) =>
+        builder.overrideProvider(MockAdapter).useValue({
+          provider: 'mock',
+          complete: () => {
+            throw new TypeError("Cannot read properties of undefined (reading 'secret internals')");
+          },
+          stream: () => Promise.reject(new TypeError('broken')),
+        }),
+    });
+    key = await gateway.createKey();
+  });
+
+  afterAll(async () => {
+    await gateway.close();
+    await upstream.close();
+  });
+
+  it.each([
+    ['a missing model', { messages: [{ role: 'user', content: 'x' }] }, 'model'],
+    ['a non-string model', { model: 7, messages: [{ role: 'user', content: 'x' }] }, 'model'],
+    ['missing messages', { model: 'alpha-k3' }, 'messages'],
+    ['empty messages', { model: 'alpha-k3', messages: [] }, 'messages'],
+    ['messages that is not an array', { model: 'alpha-k3', messages: 'hi' }, 'messages'],
+    ['a message without role', { model: 'alpha-k3', messages: [{ content: 'x' }] }, 'messages[0].role'],
+    ['an unknown role', { model: 'alpha-k3', messages: [{ role: 'wizard', content: 'x' }] }, 'messages[0].role'],
+    ['non-string content', { model: 'alpha-k3', messages: [{ role: 'user', content: 'a' }, { role: 'user', content: 3 }] }, 'messages[1].content'],
+    ['temperature out of range', { ...valid, temperature: 3 }, 'temperature'],
+    ['temperature as a string', { ...valid, temperature: '0.5' }, 'temperature'],
+    ['max_tokens not an integer', { ...valid, max_tokens: 1.5 }, 'max_tokens'],
+    ['max_tokens zero', { ...valid, max_tokens: 0 }, 'max_tokens'],
+    ['stream not a boolean', { ...valid, stream: 'yes' }, 'stream'],
+    ['stop with five entries', { ...valid, stop: ['a', 'b', 'c', 'd', 'e'] }, 'stop'],
+  ])('400 invalid_parameter for %s, naming the field', async (_case, body, param) => {
+    const response = await post(body);
+    expect(response.status).toBe(400);
+    expectEnvelope(response.body, 400, 'invalid_parameter', param);
+    expect(response.body.error.type).toBe('invalid_request_error');
+  });
+
+  it('400 invalid_json for malformed JSON', async () => {
+    const response = await post('{"model": "alpha-k3", "messages": [');
+    expect(response.status).toBe(400);
+    expectEnvelope(response.body, 400, 'invalid_json');
+  });
+
+  it.each([['[]'], ['"text"'], ['42'], ['null']])('400 invalid_body for the JSON value %s', async (body) => {
+    const response = await post(body);
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toMatch(/^invalid_(body|json)$/);
+  });
+
+  it('401 when the key is missing, with the envelope the openai client reads', async () => {
+    const response = await request(gateway.url).post('/v1/chat/completions').send(valid);
+    expect(response.status).toBe(401);
+    expectEnvelope(response.body, 401, 'missing_api_key');
+    const client = new OpenAI({ apiKey: 'gk-not-a-real-key-but-well-formed', baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    const error = await client.chat.completions.create(valid as never).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect((error as InstanceType<typeof OpenAI.AuthenticationError>).code).toBe('invalid_api_key');
+  });
+
+  it('404 for an unknown route and for an unknown model', async () => {
+    const route = await request(gateway.url).get('/v1/models/nope');
+    expect(route.status).toBe(404);
+    expectEnvelope(route.body, 404, 'not_found');
+    const model = await post({ ...valid, model: 'gpt-imaginary' });
+    expect(model.status).toBe(404);
+    expectEnvelope(model.body, 404, 'model_not_found', 'model');
+    const client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    await expect(client.chat.completions.create({ ...valid, model: 'gpt-imaginary' } as never)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+  });
+
+  it('accepts a body just under 1 MiB and answers 413 just over it', async () => {
+    upstream.next(completion('ok'));
+    const filler = (size: number) => JSON.stringify({ ...valid, messages: [{ role: 'user', content: 'x'.repeat(size) }] });
+    const overhead = filler(0).length;
+    const under = await post(filler(1024 * 1024 - overhead));
+    expect(under.status).toBe(200);
+    const over = await post(filler(1024 * 1024 - overhead + 1));
+    expect(over.status).toBe(413);
+    expectEnvelope(over.body, 413, 'request_too_large');
+  });
+
+  it.each([['text/plain'], ['application/x-www-form-urlencoded'], ['multipart/form-data; boundary=x']])('415 for Content-Type %s', async (type) => {
+    const response = await post(JSON.stringify(valid), { 'Content-Type': type });
+    expect(response.status).toBe(415);
+    expectEnvelope(response.body, 415, 'unsupported_media_type');
+  });
+
+  it('502 when the provider fails, without its raw error body', async () => {
+    upstream.next(errorResponse(500, { error: { message: 'db-shard-7 exploded at 10.1.2.3', type: 'server_error' } }));
+    const response = await post(valid);
+    expect(response.status).toBe(502);
+    expectEnvelope(response.body, 502, 'upstream_error');
+    expect(JSON.stringify(response.body)).not.toContain('db-shard-7');
+  });
+
+  it('502 upstream_auth_failed when the provider rejects the gateway key (the client key is fine)', async () => {
+    upstream.next(errorResponse(401, { error: { message: 'Incorrect API key provided: sk-upst***', code: 'invalid_api_key' } }));
+    const response = await post(valid);
+    expect(response.status).toBe(502);
+    expectEnvelope(response.body, 502, 'upstream_auth_failed');
+    expect(JSON.stringify(response.body)).not.toContain('sk-upst');
+  });
+
+  it('502 when the provider answers with something that is not a completion', async () => {
+    upstream.next((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('<html>gateway of the provider</html>');
+    });
+    const response = await post(valid);
+    expect(response.status).toBe(502);
+    expectEnvelope(response.body, 502, 'upstream_error');
+  });
+
+  it('502 when the provider cannot be reached', async () => {
+    const response = await post({ ...valid, model: 'beta-v4-pro-0813' });
+    expect(response.status).toBe(502);
+    expectEnvelope(response.body, 502, 'upstream_error');
+  });
+
+  it('429 with the provider Retry-After when the provider rate limits', async () => {
+    upstream.next(errorResponse(429, { error: { message: 'slow down' } }, { 'retry-after': '7' }));
+    const response = await post(valid);
+    expect(response.status).toBe(429);
+    expect(response.headers['retry-after']).toBe('7');
+    expectEnvelope(response.body, 429, 'upstream_rate_limited');
+  });
+
+  it('504 when the provider does not answer in time', async () => {
+    upstream.next(hang());
+    const response = await post(valid);
+    expect(response.status).toBe(504);
+    expectEnvelope(response.body, 504, 'upstream_timeout');
+  });
+
+  it('500 with a generic message for a bug, the detail only in the log', async () => {
+    const response = await post({ ...valid, model: 'beta-v4-flash-0731' });
+    expect(response.status).toBe(500);
+    expectEnvelope(response.body, 500, 'internal_error');
+    expect(response.body.error.message).not.toContain('secret internals');
+    expect(response.body.error.message).toContain(response.headers['x-request-id']);
+  });
+
+  it('every error carries an x-request-id', async () => {
+    const responses = await Promise.all([
+      request(gateway.url).get('/nope'),
+      request(gateway.url).post('/v1/chat/completions').send(valid),
+      post({ model: 'alpha-k3' }),
+    ]);
+    for (const response of responses) expect(response.headers['x-request-id']).toMatch(/^req_[0-9a-f]{24}$/);
+  });
+});
