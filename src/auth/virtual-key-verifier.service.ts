@@ -1,38 +1,43 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { LRUCache } from 'lru-cache';
 import { GatewayException } from '../common/errors/gateway.exception';
+import type { VirtualKey } from '../generated/prisma/client';
+import { VirtualKeyEvents } from '../keys/virtual-key-events';
 import { digestsEqual, hashSecret, SECRET_FORMAT } from '../keys/virtual-key-secret';
 import { VirtualKeyRepository } from '../keys/virtual-key.repository';
 import { toView } from '../keys/virtual-key.service';
 import { keyState, VirtualKeyView } from '../keys/virtual-key.types';
+import { KeyLookup, KeyLookupCache } from './key-lookup-cache';
 
-interface CachedLookup {
-  key: VirtualKeyView | null;
-  secretHash: string | null;
+/** A key found by one of its secrets: the current one, or the one a rotation replaced. */
+interface FoundKey {
+  key: VirtualKeyView;
+  matchedHash: string;
+  /** Set when the secret is the rotated-out one: it works until then. */
+  graceEndsAt: Date | null;
+  rotatedOut: boolean;
 }
 
 /**
  * Turns a bearer secret into an active key. Lookups are cached by hash for KEY_CACHE_TTL_MS so
- * Postgres is not on every request; concurrent misses for one key share a single query.
+ * Postgres is not on every request. Key changes made anywhere drop the cached entries at once:
+ * in-process through VirtualKeyEvents, from other instances through KeyChangeListener.
  */
 @Injectable()
-export class VirtualKeyVerifier {
-  private readonly cache: LRUCache<string, CachedLookup>;
+export class VirtualKeyVerifier implements OnModuleDestroy {
+  private readonly cache: KeyLookupCache<FoundKey | null>;
+  private readonly unsubscribe: () => void;
 
   constructor(
     private readonly repository: VirtualKeyRepository,
     config: ConfigService,
+    events: VirtualKeyEvents,
   ) {
-    const ttl = config.get<number>('KEY_CACHE_TTL_MS') ?? 10_000;
-    this.cache = new LRUCache<string, CachedLookup>({
+    this.cache = new KeyLookupCache((secretHash) => this.load(secretHash), {
+      ttlMs: config.get<number>('KEY_CACHE_TTL_MS') ?? 10_000,
       max: 50_000,
-      ttl: Math.max(ttl, 1),
-      fetchMethod: async (secretHash) => {
-        const row = await this.repository.findBySecretHash(secretHash);
-        return { key: row ? toView(row) : null, secretHash: row?.secretHash ?? null };
-      },
     });
+    this.unsubscribe = events.subscribe((keyId) => this.forgetKey(keyId));
   }
 
   async verify(authorization: string | undefined): Promise<VirtualKeyView> {
@@ -44,19 +49,43 @@ export class VirtualKeyVerifier {
     const secret = match[1];
     if (!SECRET_FORMAT.test(secret)) throw new GatewayException('invalid_api_key');
     const secretHash = hashSecret(secret);
-    const found = await this.cache.fetch(secretHash);
-    if (!found?.key || !found.secretHash || !digestsEqual(found.secretHash, secretHash)) {
-      throw new GatewayException('invalid_api_key');
-    }
-    const state = keyState(found.key);
+    const found = (await this.cache.get(secretHash)).value;
+    if (!found || !digestsEqual(found.matchedHash, secretHash)) throw new GatewayException('invalid_api_key');
+    const now = new Date();
+    const state = keyState(found.key, now);
     if (state === 'revoked') throw new GatewayException('key_revoked');
     if (state === 'expired') throw new GatewayException('key_expired');
+    if (found.rotatedOut && !(found.graceEndsAt && found.graceEndsAt > now)) throw new GatewayException('key_rotated');
     return found.key;
   }
 
-  /** Drops a cached key at once (revocation, rotation, update). */
-  forget(secretHash?: string): void {
-    if (secretHash) this.cache.delete(secretHash);
-    else this.cache.clear();
+  /** Drops everything cached about one key (revocation, rotation, update, seed). */
+  forgetKey(keyId: string): void {
+    this.cache.forgetKey(keyId);
   }
+
+  /** Drops the whole cache, e.g. after missing change notifications for a while. */
+  forget(): void {
+    this.cache.clear();
+  }
+
+  onModuleDestroy(): void {
+    this.unsubscribe();
+  }
+
+  private async load(secretHash: string): Promise<KeyLookup<FoundKey | null>> {
+    const current = await this.repository.findBySecretHash(secretHash);
+    if (current) return found(current, current.secretHash, false);
+    // Only a miss pays the second lookup: a secret replaced by a rotation still in its grace.
+    const rotated = await this.repository.findByPreviousSecretHash(secretHash);
+    if (rotated?.previousSecretHash) return found(rotated, rotated.previousSecretHash, true);
+    return { keyId: null, value: null };
+  }
+}
+
+function found(row: VirtualKey, matchedHash: string, rotatedOut: boolean): KeyLookup<FoundKey> {
+  return {
+    keyId: row.id,
+    value: { key: toView(row), matchedHash, rotatedOut, graceEndsAt: rotatedOut ? row.previousSecretExpiresAt : null },
+  };
 }

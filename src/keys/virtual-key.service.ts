@@ -1,8 +1,19 @@
-import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import type { VirtualKey } from '../generated/prisma/client';
+import { Injectable } from '@nestjs/common';
+import { GatewayException } from '../common/errors/gateway.exception';
+import { Prisma, type VirtualKey } from '../generated/prisma/client';
+import { VirtualKeyEvents } from './virtual-key-events';
 import { displayPrefix, generateSecret, hashSecret, SECRET_FORMAT } from './virtual-key-secret';
 import { VirtualKeyRepository } from './virtual-key.repository';
-import { CreatedVirtualKey, CreateVirtualKeyInput, VirtualKeyView } from './virtual-key.types';
+import {
+  BudgetPeriod,
+  CreatedVirtualKey,
+  CreateVirtualKeyInput,
+  keyState,
+  RotateVirtualKeyInput,
+  UpdateVirtualKeyInput,
+  VirtualKeySettings,
+  VirtualKeyView,
+} from './virtual-key.types';
 
 export interface SeedKeyInput extends CreateVirtualKeyInput {
   /** The secret itself, or only its SHA-256 so that no plaintext secret sits in the seed. */
@@ -10,23 +21,24 @@ export interface SeedKeyInput extends CreateVirtualKeyInput {
   secretSha256?: string;
 }
 
+/** The longest a rotated-out secret may keep working. */
+export const MAX_ROTATION_GRACE_SECONDS = 30 * 24 * 3600;
+
 /** Key management, shared by the CLI, the seed and the admin API. */
 @Injectable()
 export class VirtualKeyService {
-  constructor(private readonly repository: VirtualKeyRepository) {}
+  constructor(
+    private readonly repository: VirtualKeyRepository,
+    private readonly events: VirtualKeyEvents,
+  ) {}
 
   async create(input: CreateVirtualKeyInput): Promise<CreatedVirtualKey> {
-    if (await this.repository.findByName(input.name)) throw new ConflictException(`A key named "${input.name}" exists`);
+    if (await this.repository.findByName(input.name)) throw nameTaken(input.name);
+    assertBudget(input.tokenBudget ?? null, input.budgetPeriod ?? null);
     const secret = generateSecret();
-    const key = await this.repository.create({
-      name: input.name,
-      keyPrefix: displayPrefix(secret),
-      secretHash: hashSecret(secret),
-      expiresAt: input.expiresAt ?? null,
-      rpmLimit: input.rpmLimit ?? null,
-      tpmLimit: input.tpmLimit ?? null,
-      allowedModels: input.allowedModels ?? [],
-    });
+    const key = await this.uniqueName(input.name, () =>
+      this.repository.create({ name: input.name, keyPrefix: displayPrefix(secret), secretHash: hashSecret(secret), ...settings(input) }),
+    );
     return { key: toView(key), secret };
   }
 
@@ -38,11 +50,60 @@ export class VirtualKeyService {
     return this.repository.count();
   }
 
+  async get(idOrName: string): Promise<VirtualKeyView> {
+    return toView(await this.find(idOrName));
+  }
+
+  /** Changes the given fields only. Usage and rate-limit counters live elsewhere and stay. */
+  async update(idOrName: string, input: UpdateVirtualKeyInput): Promise<VirtualKeyView> {
+    const key = await this.find(idOrName);
+    if (input.name !== undefined && input.name !== key.name && (await this.repository.findByName(input.name))) throw nameTaken(input.name);
+    const data: Prisma.VirtualKeyUpdateInput = {};
+    if (input.name !== undefined) data.name = input.name;
+    if (input.expiresAt !== undefined) data.expiresAt = input.expiresAt;
+    if (input.rpmLimit !== undefined) data.rpmLimit = input.rpmLimit;
+    if (input.tpmLimit !== undefined) data.tpmLimit = input.tpmLimit;
+    if (input.tokenBudget !== undefined) data.tokenBudget = input.tokenBudget;
+    if (input.budgetPeriod !== undefined) data.budgetPeriod = input.budgetPeriod;
+    if (input.allowedModels !== undefined) data.allowedModels = input.allowedModels;
+    assertBudget(
+      input.tokenBudget !== undefined ? input.tokenBudget : key.tokenBudget,
+      input.budgetPeriod !== undefined ? input.budgetPeriod : (key.budgetPeriod as BudgetPeriod | null),
+    );
+    return toView(await this.uniqueName(input.name ?? key.name, () => this.announce(this.repository.update(key.id, data))));
+  }
+
   /** Revokes by id or name; revoking twice keeps the first revocation time. */
   async revoke(idOrName: string): Promise<VirtualKeyView> {
     const key = await this.find(idOrName);
     if (key.revokedAt) return toView(key);
-    return toView(await this.repository.update(key.id, { revokedAt: new Date() }));
+    return toView(await this.announce(this.repository.update(key.id, { revokedAt: new Date() })));
+  }
+
+  /**
+   * Issues a new secret, shown once. The replaced one keeps working for graceSeconds so clients
+   * can move over without downtime; a secret replaced earlier stops working at once.
+   */
+  async rotate(idOrName: string, input: RotateVirtualKeyInput): Promise<CreatedVirtualKey> {
+    const { graceSeconds } = input;
+    if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_ROTATION_GRACE_SECONDS) {
+      throw new GatewayException('invalid_parameter', {
+        param: 'grace_seconds',
+        message: `grace_seconds must be an integer from 0 to ${MAX_ROTATION_GRACE_SECONDS}.`,
+      });
+    }
+    const key = await this.find(idOrName);
+    if (keyState(key) === 'revoked') throw new GatewayException('key_already_revoked');
+    const secret = generateSecret();
+    const updated = await this.announce(
+      this.repository.update(key.id, {
+        keyPrefix: displayPrefix(secret),
+        secretHash: hashSecret(secret),
+        previousSecretHash: graceSeconds > 0 ? key.secretHash : null,
+        previousSecretExpiresAt: graceSeconds > 0 ? new Date(Date.now() + graceSeconds * 1000) : null,
+      }),
+    );
+    return { key: toView(updated), secret };
   }
 
   /**
@@ -57,23 +118,59 @@ export class VirtualKeyService {
     if (input.secret !== undefined && !SECRET_FORMAT.test(input.secret)) {
       throw new Error(`seed key "${input.name}": a key is 20-256 characters of A-Z a-z 0-9 _ - .`);
     }
-    const settings = {
-      secretHash,
-      keyPrefix: input.secret ? displayPrefix(input.secret) : 'seeded',
-      expiresAt: input.expiresAt ?? null,
-      rpmLimit: input.rpmLimit ?? null,
-      tpmLimit: input.tpmLimit ?? null,
-      allowedModels: input.allowedModels ?? [],
-    };
-    return toView(await this.repository.upsertByName(input.name, { name: input.name, ...settings }, settings));
+    assertBudget(input.tokenBudget ?? null, input.budgetPeriod ?? null);
+    const declared = { secretHash, keyPrefix: input.secret ? displayPrefix(input.secret) : 'seeded', ...settings(input) };
+    return toView(await this.announce(this.repository.upsertByName(input.name, { name: input.name, ...declared }, declared)));
   }
 
   private async find(idOrName: string): Promise<VirtualKey> {
     const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(idOrName);
     const key = (isUuid ? await this.repository.findById(idOrName) : null) ?? (await this.repository.findByName(idOrName));
-    if (!key) throw new NotFoundException(`No key with id or name "${idOrName}"`);
+    if (!key) throw new GatewayException('key_not_found', { message: `No virtual key with id or name "${idOrName}".` });
     return key;
   }
+
+  /** Tells this instance's caches at once; other instances hear it from Postgres at commit. */
+  private async announce(write: Promise<VirtualKey>): Promise<VirtualKey> {
+    const key = await write;
+    this.events.publish(key.id);
+    return key;
+  }
+
+  /** The name check above can race another writer; the unique index has the last word. */
+  private async uniqueName<T>(name: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') throw nameTaken(name);
+      throw error;
+    }
+  }
+}
+
+function settings(input: VirtualKeySettings) {
+  return {
+    expiresAt: input.expiresAt ?? null,
+    rpmLimit: input.rpmLimit ?? null,
+    tpmLimit: input.tpmLimit ?? null,
+    tokenBudget: input.tokenBudget ?? null,
+    budgetPeriod: input.budgetPeriod ?? null,
+    allowedModels: input.allowedModels ?? [],
+  };
+}
+
+/** A budget is a number of tokens per period: one without the other means nothing. */
+function assertBudget(tokenBudget: number | null, budgetPeriod: BudgetPeriod | null): void {
+  if ((tokenBudget === null) !== (budgetPeriod === null)) {
+    throw new GatewayException('invalid_parameter', {
+      param: tokenBudget === null ? 'token_budget' : 'budget_period',
+      message: 'token_budget and budget_period are set together (tokens per day or per month), or both left empty.',
+    });
+  }
+}
+
+function nameTaken(name: string): GatewayException {
+  return new GatewayException('key_name_taken', { param: 'name', message: `A virtual key named "${name}" exists.` });
 }
 
 export function toView(key: VirtualKey): VirtualKeyView {
@@ -82,10 +179,15 @@ export function toView(key: VirtualKey): VirtualKeyView {
     name: key.name,
     keyPrefix: key.keyPrefix,
     createdAt: key.createdAt,
+    updatedAt: key.updatedAt,
     expiresAt: key.expiresAt,
     revokedAt: key.revokedAt,
     rpmLimit: key.rpmLimit,
     tpmLimit: key.tpmLimit,
+    tokenBudget: key.tokenBudget,
+    // The database's CHECK constraint admits only these values.
+    budgetPeriod: key.budgetPeriod as BudgetPeriod | null,
     allowedModels: key.allowedModels,
+    previousSecretExpiresAt: key.previousSecretExpiresAt,
   };
 }

@@ -1,25 +1,50 @@
+export const BUDGET_PERIODS = ['day', 'month'] as const;
+export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
+
 /** A virtual key as the rest of the gateway sees it: never with its secret or hash. */
 export interface VirtualKeyView {
   id: string;
   name: string;
   keyPrefix: string;
   createdAt: Date;
+  updatedAt: Date;
   expiresAt: Date | null;
   revokedAt: Date | null;
   rpmLimit: number | null;
   tpmLimit: number | null;
+  /** Tokens per budgetPeriod; null means no budget. */
+  tokenBudget: number | null;
+  budgetPeriod: BudgetPeriod | null;
   allowedModels: string[];
+  /** Until when the secret replaced by the last rotation still works; null when none does. */
+  previousSecretExpiresAt: Date | null;
 }
 
-export interface CreateVirtualKeyInput {
-  name: string;
+/** The settings an admin declares for a key (create, update, seed). */
+export interface VirtualKeySettings {
   expiresAt?: Date | null;
   rpmLimit?: number | null;
   tpmLimit?: number | null;
+  tokenBudget?: number | null;
+  budgetPeriod?: BudgetPeriod | null;
   allowedModels?: string[];
 }
 
-/** Returned once, at creation: the only time the secret exists outside the client. */
+export interface CreateVirtualKeyInput extends VirtualKeySettings {
+  name: string;
+}
+
+/** A partial update: absent fields are left alone, null clears a field. */
+export interface UpdateVirtualKeyInput extends VirtualKeySettings {
+  name?: string;
+}
+
+export interface RotateVirtualKeyInput {
+  /** How long the replaced secret keeps working; 0 ends it at once. */
+  graceSeconds: number;
+}
+
+/** Returned at creation and rotation: the only times the secret exists outside the client. */
 export interface CreatedVirtualKey {
   key: VirtualKeyView;
   secret: string;

@@ -25,6 +25,11 @@ export const GATEWAY_ERRORS = {
   invalid_api_key: { status: 401, type: 'invalid_request_error', message: 'Incorrect API key provided.' },
   key_revoked: { status: 401, type: 'invalid_request_error', message: 'This API key has been revoked.' },
   key_expired: { status: 401, type: 'invalid_request_error', message: 'This API key has expired.' },
+  key_rotated: {
+    status: 401,
+    type: 'invalid_request_error',
+    message: 'This API key was rotated and its grace period has ended. Use the new key.',
+  },
   invalid_admin_key: { status: 401, type: 'invalid_request_error', message: 'Incorrect admin key provided.' },
   model_not_allowed: {
     status: 403,
@@ -33,6 +38,13 @@ export const GATEWAY_ERRORS = {
   },
   not_found: { status: 404, type: 'invalid_request_error', message: 'Unknown route.' },
   model_not_found: { status: 404, type: 'invalid_request_error', message: 'The requested model does not exist.' },
+  key_not_found: { status: 404, type: 'invalid_request_error', message: 'No virtual key with this id or name.' },
+  key_name_taken: { status: 409, type: 'invalid_request_error', message: 'A virtual key with this name exists.' },
+  key_already_revoked: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'This virtual key is revoked; a revoked key cannot be rotated.',
+  },
   request_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is too large.' },
   unsupported_media_type: {
     status: 415,

@@ -1,0 +1,104 @@
+import { KeyLookup, KeyLookupCache } from './key-lookup-cache';
+
+type Row = { keyId: string | null; version: number };
+
+/** A fake database of hash -> key, counting loads and able to hold them open. */
+function fakeStore() {
+  const rows = new Map<string, Row>();
+  const gates: Array<() => void> = [];
+  let loads = 0;
+  let held = false;
+  const load = async (hash: string): Promise<KeyLookup<Row>> => {
+    loads++;
+    const snapshot = rows.get(hash) ?? { keyId: null, version: 0 };
+    if (held) await new Promise<void>((resolve) => gates.push(resolve));
+    return { keyId: snapshot.keyId, value: snapshot };
+  };
+  return {
+    rows,
+    load,
+    get loads() {
+      return loads;
+    },
+    hold: () => (held = true),
+    /** Lets held loads finish, newest first: the worst order for a stale one. */
+    release: async () => {
+      held = false;
+      for (const open of gates.splice(0).reverse()) {
+        open();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    },
+  };
+}
+
+describe('KeyLookupCache', () => {
+  it('answers repeated lookups from the cache and shares one load between concurrent misses', async () => {
+    const store = fakeStore();
+    store.rows.set('h1', { keyId: 'k1', version: 1 });
+    const cache = new KeyLookupCache(store.load, { ttlMs: 60_000, max: 100 });
+    const [a, b] = await Promise.all([cache.get('h1'), cache.get('h1')]);
+    await cache.get('h1');
+    expect(a.value.version).toBe(1);
+    expect(b).toBe(a);
+    expect(store.loads).toBe(1);
+  });
+
+  it('forgetKey drops every hash cached for that key and every negative answer, nothing else', async () => {
+    const store = fakeStore();
+    store.rows.set('current', { keyId: 'k1', version: 1 });
+    store.rows.set('previous', { keyId: 'k1', version: 1 });
+    store.rows.set('other', { keyId: 'k2', version: 1 });
+    const cache = new KeyLookupCache(store.load, { ttlMs: 60_000, max: 100 });
+    for (const hash of ['current', 'previous', 'other', 'unknown']) await cache.get(hash);
+    expect(store.loads).toBe(4);
+
+    store.rows.set('current', { keyId: 'k1', version: 2 });
+    store.rows.set('unknown', { keyId: 'k3', version: 1 }); // e.g. a seed declared this secret
+    cache.forgetKey('k1');
+
+    expect((await cache.get('current')).value.version).toBe(2);
+    await cache.get('previous');
+    expect((await cache.get('unknown')).keyId).toBe('k3');
+    await cache.get('other');
+    expect(store.loads).toBe(4 + 3); // 'other' stayed cached
+  });
+
+  it('does not cache a load that overlapped a forget, and later callers do not join it', async () => {
+    const store = fakeStore();
+    store.rows.set('h1', { keyId: 'k1', version: 1 });
+    const cache = new KeyLookupCache(store.load, { ttlMs: 60_000, max: 100 });
+    store.hold();
+    const stale = cache.get('h1'); // reads version 1, then waits
+    await Promise.resolve();
+    store.rows.set('h1', { keyId: 'k1', version: 2 }); // the change commits...
+    cache.forgetKey('k1'); // ...and is announced while the read is in flight
+    const fresh = cache.get('h1');
+    await store.release();
+    expect((await stale).value.version).toBe(1);
+    expect((await fresh).value.version).toBe(2);
+    expect((await cache.get('h1')).value.version).toBe(2);
+    expect(store.loads).toBe(2);
+  });
+
+  it('expires entries after the TTL', async () => {
+    const store = fakeStore();
+    store.rows.set('h1', { keyId: 'k1', version: 1 });
+    const cache = new KeyLookupCache(store.load, { ttlMs: 20, max: 100 });
+    await cache.get('h1');
+    store.rows.set('h1', { keyId: 'k1', version: 2 });
+    expect((await cache.get('h1')).value.version).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect((await cache.get('h1')).value.version).toBe(2);
+  });
+
+  it('clear() forgets everything', async () => {
+    const store = fakeStore();
+    store.rows.set('h1', { keyId: 'k1', version: 1 });
+    const cache = new KeyLookupCache(store.load, { ttlMs: 60_000, max: 100 });
+    await cache.get('h1');
+    cache.clear();
+    await cache.get('h1');
+    expect(store.loads).toBe(2);
+  });
+});
