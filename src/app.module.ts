@@ -1,4 +1,4 @@
-import { MiddlewareConsumer, Module, NestModule, RequestMethod, ValidationPipe } from '@nestjs/common';
+import { MiddlewareConsumer, Module, NestModule, OnModuleDestroy, RequestMethod, ValidationPipe } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
 import { jsonBodyMiddleware } from './common/http/json-body.middleware';
@@ -10,12 +10,14 @@ import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { DemoKeyService } from './keys/demo-key.service';
 import { KeysModule } from './keys/keys.module';
+import { RequestDrain } from './usage/request-drain.service';
+import { UsageModule } from './usage/usage.module';
 
 /** Spec 4.1: chat-completion bodies up to 1 MiB (Express would stop at 100 kb). */
 export const COMPLETIONS_BODY_LIMIT = '1mb';
 
 @Module({
-  imports: [AppConfigModule, DatabaseModule.forRoot(), KeysModule, AuthModule, CompletionsModule, HealthModule],
+  imports: [AppConfigModule, DatabaseModule.forRoot(), UsageModule, KeysModule, AuthModule, CompletionsModule, HealthModule],
   providers: [
     DemoKeyService,
     { provide: APP_FILTER, useClass: OpenAiExceptionFilter },
@@ -30,8 +32,19 @@ export const COMPLETIONS_BODY_LIMIT = '1mb';
     },
   ],
 })
-export class AppModule implements NestModule {
+export class AppModule implements NestModule, OnModuleDestroy {
+  constructor(private readonly requests: RequestDrain) {}
+
   configure(consumer: MiddlewareConsumer): void {
     consumer.apply(jsonBodyMiddleware(COMPLETIONS_BODY_LIMIT)).forRoutes({ path: 'v1/*path', method: RequestMethod.ALL });
+  }
+
+  /**
+   * The first step of a graceful shutdown: Nest destroys the root module before the modules it
+   * imports, so running requests finish while everything they use is still open. The usage
+   * flush (beforeApplicationShutdown) and closing the database (onApplicationShutdown) follow.
+   */
+  async onModuleDestroy(): Promise<void> {
+    await this.requests.drain();
   }
 }

@@ -2,7 +2,7 @@ import type { TokenUsage } from '../providers/provider-adapter.interface';
 
 export type OutcomeStatus = 'completed' | 'failed' | 'aborted';
 
-/** What one request cost and how it ended; written to the log and (later) to usage records. */
+/** What one request cost and how it ended; written to the log and, as one row, to usage_records. */
 export interface CompletionOutcome {
   requestId: string;
   keyId: string;

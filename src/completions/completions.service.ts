@@ -12,6 +12,7 @@ import type {
   UpstreamStreamPart,
 } from '../providers/provider-adapter.interface';
 import { UpstreamError } from '../providers/upstream.error';
+import { UsageRecorder } from '../usage/usage-recorder.service';
 import type { ChatCompletion, ChatCompletionChunk, CompletionUsage } from './chat-completion.types';
 import { passthroughParameters } from './compatibility-matrix';
 import type { CompletionOutcome, OutcomeStatus } from './completion-outcome';
@@ -31,7 +32,10 @@ type PartIterator = AsyncIterator<UpstreamStreamPart>;
 export class CompletionsService {
   private readonly logger = new Logger('Completions');
 
-  constructor(private readonly router: DeploymentRouter) {}
+  constructor(
+    private readonly router: DeploymentRouter,
+    private readonly usage: UsageRecorder,
+  ) {}
 
   async complete(dto: CreateChatCompletionDto, context: CompletionContext): Promise<ChatCompletion> {
     const started = performance.now();
@@ -201,6 +205,7 @@ export class CompletionsService {
       latencyMs: Math.round(performance.now() - started),
       errorCode,
     };
+    this.usage.record(outcome);
     this.logger.log(
       `${outcome.requestId} key=${context.key.name} model=${outcome.publicModel} deployment=${outcome.deployment ?? '-'} ` +
         `${outcome.status} ${outcome.httpStatus}${errorCode ? ` ${errorCode}` : ''} stream=${outcome.stream} ` +

@@ -42,6 +42,18 @@ export class EnvironmentVariables {
   @Transform(emptyToUndefined) @IsOptional() @IsString() @MinLength(16)
   ADMIN_API_KEY?: string;
 
+  /** Months of usage records kept (whole months before the current one); 0 keeps them all. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(1_200)
+  USAGE_RETENTION_MONTHS = 0;
+
+  /** How often buffered usage records are written to Postgres. */
+  @Transform(toInt) @IsInt() @Min(10) @Max(60_000)
+  USAGE_FLUSH_INTERVAL_MS = 1_000;
+
+  /** On shutdown, how long running requests (streams) may take to finish before usage is flushed. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000)
+  SHUTDOWN_DRAIN_TIMEOUT_MS = 30_000;
+
   @Transform(emptyToUndefined) @IsOptional() @IsString()
   REDIS_URL?: string;
 

@@ -1,13 +1,23 @@
-import { DynamicModule, Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DatabaseConnection, openDatabase } from './database-connection';
 import { PrismaService } from './prisma.service';
 
-/** Stops the embedded server last, after Prisma has closed its pool (onModuleDestroy). */
-class EmbeddedDatabaseShutdown implements OnApplicationShutdown {
-  constructor(@Inject(DatabaseConnection) private readonly connection: DatabaseConnection) {}
+/**
+ * Closes the database last. Nest runs onModuleDestroy and beforeApplicationShutdown before
+ * onApplicationShutdown, and global modules such as this one after all others, so requests
+ * still finishing and the usage flush find the pool open. One hook, so Prisma's pool is closed
+ * before the embedded server it talks to stops (hooks of one module run concurrently).
+ */
+@Injectable()
+class DatabaseShutdown implements OnApplicationShutdown {
+  constructor(
+    @Inject(DatabaseConnection) private readonly connection: DatabaseConnection,
+    private readonly prisma: PrismaService,
+  ) {}
 
   async onApplicationShutdown(): Promise<void> {
+    await this.prisma.$disconnect();
     await this.connection.embedded?.stop();
   }
 }
@@ -30,7 +40,7 @@ export class DatabaseModule {
               joinRunningEmbedded: options.joinRunningEmbedded,
             }),
         },
-        EmbeddedDatabaseShutdown,
+        DatabaseShutdown,
         PrismaService,
       ],
       exports: [DatabaseConnection, PrismaService],

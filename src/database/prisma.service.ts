@@ -1,16 +1,16 @@
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '../generated/prisma/client';
 import { DatabaseConnection } from './database-connection';
 
-/** Prisma 7 on node-postgres: no query engine binary, works against Postgres and PGlite alike. */
+/**
+ * Prisma 7 on node-postgres: no query engine binary, works against Postgres and PGlite alike.
+ * It is disconnected by DatabaseModule at onApplicationShutdown, the last lifecycle step, so
+ * work that drains during shutdown (in-flight requests, the usage buffer) can still write.
+ */
 @Injectable()
-export class PrismaService extends PrismaClient implements OnModuleDestroy {
+export class PrismaService extends PrismaClient {
   constructor(@Inject(DatabaseConnection) connection: DatabaseConnection) {
     super({ adapter: new PrismaPg({ connectionString: connection.url, max: 10 }) });
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.$disconnect();
   }
 }

@@ -1,0 +1,80 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+
+export const DrainTimeoutMs = Symbol('DrainTimeoutMs');
+
+/**
+ * Counts work still running for requests (the HTTP exchange itself, plus handler work and
+ * response streams that outlive it, see RequestDrainInterceptor) so that a graceful shutdown
+ * can stop taking requests and wait for them before the usage buffer is flushed. Without it
+ * a stream finishing after the flush would write its usage row to a closed database.
+ */
+@Injectable()
+export class RequestDrain implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Shutdown');
+  private readonly responses = new Set<ServerResponse>();
+  private running = 0;
+  private draining = false;
+  private idleWaiters: Array<() => void> = [];
+  private server: Server | null = null;
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    @Inject(DrainTimeoutMs) private readonly timeoutMs: number,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.server = (this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined) ?? null;
+    this.server?.on('request', (_request: IncomingMessage, response: ServerResponse) => this.trackResponse(response));
+  }
+
+  /** Marks the start of one unit of work; call the returned function (once or more) when it ends. */
+  begin(): () => void {
+    this.running++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      if (--this.running === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
+    };
+  }
+
+  get inFlight(): number {
+    return this.running;
+  }
+
+  /**
+   * Stops accepting connections, asks keep-alive clients to go, and waits (up to the drain
+   * timeout) until no request work is left.
+   */
+  async drain(): Promise<void> {
+    this.draining = true;
+    // No callback: Nest's own close of the server later waits for the connections to end.
+    this.server?.close();
+    for (const response of this.responses) if (!response.headersSent) response.setHeader('Connection', 'close');
+    if (this.running === 0) return;
+    this.logger.log(`waiting up to ${this.timeoutMs} ms for running requests to finish (${this.responses.size} response(s) open)`);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([
+      new Promise<false>((resolve) => this.idleWaiters.push(() => resolve(false))),
+      new Promise<true>((resolve) => (timer = setTimeout(() => resolve(true), this.timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    if (timedOut) {
+      this.logger.error(`requests still running after ${this.timeoutMs} ms (${this.responses.size} response(s) open); their usage may be lost`);
+    }
+  }
+
+  private trackResponse(response: ServerResponse): void {
+    const end = this.begin();
+    this.responses.add(response);
+    // A request that arrives on a kept-alive connection while draining is served, then the
+    // connection closes, so clients reconnect to another instance.
+    if (this.draining) response.setHeader('Connection', 'close');
+    response.once('close', () => {
+      this.responses.delete(response);
+      end();
+    });
+  }
+}

@@ -1,0 +1,132 @@
+import { CallHandler, ExecutionContext, Logger, StreamableFile } from '@nestjs/common';
+import type { HttpAdapterHost } from '@nestjs/core';
+import { createServer, get, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { lastValueFrom, Observable, Subject } from 'rxjs';
+import { RequestDrainInterceptor } from './request-drain.interceptor';
+import { RequestDrain } from './request-drain.service';
+
+const noServer = { httpAdapter: undefined } as unknown as HttpAdapterHost;
+const context = {} as ExecutionContext;
+
+/** Resolves to 'drained' or, if drain() is still waiting after `ms`, to 'waiting'. */
+function settledWithin(drain: Promise<void>, ms: number): Promise<'drained' | 'waiting'> {
+  return Promise.race([drain.then(() => 'drained' as const), new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), ms))]);
+}
+
+function handler(result: Observable<unknown>): CallHandler {
+  return { handle: () => result };
+}
+
+describe('RequestDrain', () => {
+  beforeEach(() => jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined));
+  afterEach(() => jest.restoreAllMocks());
+
+  it('drains at once when nothing runs, and waits for the last unit of work otherwise', async () => {
+    const drain = new RequestDrain(noServer, 5_000);
+    await expect(settledWithin(drain.drain(), 50)).resolves.toBe('drained');
+
+    const first = drain.begin();
+    const second = drain.begin();
+    const draining = drain.drain();
+    first();
+    first(); // ending twice counts once
+    await expect(settledWithin(draining, 30)).resolves.toBe('waiting');
+    second();
+    await expect(settledWithin(draining, 50)).resolves.toBe('drained');
+  });
+
+  it('gives up after its timeout and says how much work is left', async () => {
+    const errors: string[] = [];
+    jest.spyOn(Logger.prototype, 'error').mockImplementation((message: unknown) => void errors.push(String(message)));
+    const drain = new RequestDrain(noServer, 30);
+    drain.begin();
+    await expect(settledWithin(drain.drain(), 500)).resolves.toBe('drained');
+    expect(errors).toEqual(['requests still running after 30 ms (0 response(s) open); their usage may be lost']);
+  });
+
+  it('the interceptor holds the drain until a handler settles, even one whose client already left', async () => {
+    const drain = new RequestDrain(noServer, 5_000);
+    const interceptor = new RequestDrainInterceptor(drain);
+    const result = new Subject<unknown>();
+    const answered = lastValueFrom(interceptor.intercept(context, handler(result)));
+    expect(drain.inFlight).toBe(1);
+    const draining = drain.drain();
+    await expect(settledWithin(draining, 30)).resolves.toBe('waiting');
+    result.next({ ok: true });
+    result.complete();
+    await answered;
+    await expect(settledWithin(draining, 50)).resolves.toBe('drained');
+
+    const failing = new Subject<unknown>();
+    const failed = lastValueFrom(interceptor.intercept(context, handler(failing)));
+    failing.error(new Error('upstream gone'));
+    await expect(failed).rejects.toThrow('upstream gone');
+    expect(drain.inFlight).toBe(0);
+  });
+
+  it('the interceptor holds the drain until a streamed body has closed, i.e. its generator finished', async () => {
+    const drain = new RequestDrain(noServer, 5_000);
+    const interceptor = new RequestDrainInterceptor(drain);
+    let releaseFinally!: () => void;
+    async function* body() {
+      try {
+        yield 'data: 1\n\n';
+        yield 'data: 2\n\n';
+      } finally {
+        // Where a stream records its usage: after the client left, possibly slowly.
+        await new Promise<void>((resolve) => (releaseFinally = resolve));
+      }
+    }
+    const stream = Readable.from(body(), { objectMode: false });
+    const result = await lastValueFrom(interceptor.intercept(context, handler(new Observable((o) => (o.next(new StreamableFile(stream)), o.complete())))));
+    expect(result).toBeInstanceOf(StreamableFile);
+    stream.read();
+    stream.destroy(); // the response closed early
+    const draining = drain.drain();
+    await expect(settledWithin(draining, 30)).resolves.toBe('waiting');
+    releaseFinally();
+    await expect(settledWithin(draining, 200)).resolves.toBe('drained');
+  });
+
+  describe('with an HTTP server', () => {
+    let server: Server;
+    let respond: (() => void) | undefined;
+
+    beforeEach(async () => {
+      server = createServer((_request, response) => {
+        response.write('partial ');
+        respond = () => response.end('done');
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    });
+
+    afterEach(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+
+    it('counts each HTTP exchange, stops listening while draining, and waits for the exchange to end', async () => {
+      const drain = new RequestDrain({ httpAdapter: { getHttpServer: () => server } } as unknown as HttpAdapterHost, 5_000);
+      drain.onApplicationBootstrap();
+      const { port } = server.address() as AddressInfo;
+      const body = new Promise<string>((resolve, reject) =>
+        get({ host: '127.0.0.1', port, agent: false }, (response) => {
+          let text = '';
+          response.on('data', (chunk) => (text += chunk));
+          response.on('end', () => resolve(text));
+        }).on('error', reject),
+      );
+      while (!respond) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(drain.inFlight).toBe(1);
+
+      const draining = drain.drain();
+      expect(server.listening).toBe(false);
+      await expect(settledWithin(draining, 30)).resolves.toBe('waiting');
+      respond();
+      await expect(body).resolves.toBe('partial done');
+      await expect(settledWithin(draining, 200)).resolves.toBe('drained');
+    });
+  });
+});

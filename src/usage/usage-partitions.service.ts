@@ -1,0 +1,122 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { PrismaService } from '../database/prisma.service';
+
+/** Monthly partitions kept ready beyond the current month. */
+const MONTHS_AHEAD = 2;
+const DAY_MS = 24 * 3600 * 1000;
+const PARTITION_NAME = /^usage_records_(\d{4})_(\d{2})$/;
+// Serialises maintenance across instances that start at the same time.
+const LOCK = `SELECT pg_advisory_xact_lock(hashtext('usage_records partition maintenance'))`;
+
+export interface MaintenanceReport {
+  created: string[];
+  dropped: string[];
+}
+
+/**
+ * Keeps usage_records partitioned by UTC month: creates the current and next months'
+ * partitions at startup and daily, and with USAGE_RETENTION_MONTHS > 0 drops whole months
+ * that fell out of retention (a DROP TABLE, not a slow DELETE). Rows that landed in the default
+ * partition because no monthly one existed yet are moved into the new partition.
+ */
+@Injectable()
+export class UsagePartitions implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('UsagePartitions');
+  private readonly retentionMonths: number;
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly prisma: PrismaService,
+    config: ConfigService,
+  ) {
+    this.retentionMonths = config.get<number>('USAGE_RETENTION_MONTHS') ?? 0;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    // A failure is not fatal: the default partition takes every row meanwhile.
+    await this.maintainAndLog();
+    this.timer = setInterval(() => void this.maintainAndLog(), DAY_MS).unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+
+  async maintain(now = new Date()): Promise<MaintenanceReport> {
+    const current = monthStart(now);
+    const created: string[] = [];
+    for (let ahead = 0; ahead <= MONTHS_AHEAD; ahead++) {
+      const month = addMonths(current, ahead);
+      if (await this.ensurePartition(month)) created.push(partitionName(month));
+    }
+    const dropped = this.retentionMonths > 0 ? await this.dropMonthsBefore(addMonths(current, -this.retentionMonths)) : [];
+    return { created, dropped };
+  }
+
+  private async maintainAndLog(): Promise<void> {
+    try {
+      const { created, dropped } = await this.maintain();
+      if (created.length > 0) this.logger.log(`created partitions ${created.join(', ')}`);
+      if (dropped.length > 0) this.logger.log(`dropped partitions past retention: ${dropped.join(', ')}`);
+    } catch (error) {
+      this.logger.error(`partition maintenance failed (rows go to the default partition meanwhile): ${(error as Error).message}`);
+    }
+  }
+
+  /** Creates the month's partition unless it exists; true when it was created. */
+  private ensurePartition(month: Date): Promise<boolean> {
+    const name = partitionName(month);
+    const from = month.toISOString();
+    const to = addMonths(month, 1).toISOString();
+    return this.prisma.$transaction(
+      async (tx) => {
+        await tx.$executeRawUnsafe(LOCK);
+        const [{ exists }] = await tx.$queryRaw<Array<{ exists: boolean }>>`SELECT to_regclass(${name}) IS NOT NULL AS "exists"`;
+        if (exists) return false;
+        // Names and bounds come from a Date, never from input, so inlining them is safe.
+        await tx.$executeRawUnsafe(`CREATE TABLE "${name}" (LIKE "usage_records" INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
+        // ATTACH refuses while the default partition holds rows of the month: move them first.
+        await tx.$executeRawUnsafe(
+          `WITH moved AS (DELETE FROM "usage_records_default" WHERE "created_at" >= '${from}' AND "created_at" < '${to}' RETURNING *)
+           INSERT INTO "${name}" SELECT * FROM moved`,
+        );
+        await tx.$executeRawUnsafe(`ALTER TABLE "usage_records" ATTACH PARTITION "${name}" FOR VALUES FROM ('${from}') TO ('${to}')`);
+        return true;
+      },
+      { maxWait: 10_000, timeout: 120_000 },
+    );
+  }
+
+  private dropMonthsBefore(cutoff: Date): Promise<string[]> {
+    return this.prisma.$transaction(
+      async (tx) => {
+        await tx.$executeRawUnsafe(LOCK);
+        const partitions = await tx.$queryRaw<Array<{ name: string }>>`
+          SELECT c.relname AS "name" FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+          WHERE i.inhparent = 'usage_records'::regclass`;
+        const expired = partitions
+          .map(({ name }) => ({ name, match: PARTITION_NAME.exec(name) }))
+          .filter(({ match }) => match && Date.UTC(Number(match[1]), Number(match[2]) - 1, 1) < cutoff.getTime())
+          .map(({ name }) => name)
+          .sort();
+        for (const name of expired) await tx.$executeRawUnsafe(`DROP TABLE "${name}"`);
+        await tx.$executeRawUnsafe(`DELETE FROM "usage_records_default" WHERE "created_at" < '${cutoff.toISOString()}'`);
+        return expired;
+      },
+      { maxWait: 10_000, timeout: 120_000 },
+    );
+  }
+}
+
+export function partitionName(month: Date): string {
+  return `usage_records_${month.getUTCFullYear()}_${String(month.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
+function monthStart(date: Date): Date {
+  return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1));
+}
+
+function addMonths(month: Date, count: number): Date {
+  return new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + count, 1));
+}

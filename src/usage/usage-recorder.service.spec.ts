@@ -1,0 +1,137 @@
+import { Logger } from '@nestjs/common';
+import type { CompletionOutcome } from '../completions/completion-outcome';
+import { UsageRecorder, UsageRecorderOptions } from './usage-recorder.service';
+import type { UsageRepository } from './usage.repository';
+import type { UsageRow } from './usage.types';
+
+/** A repository double: stores rows, or fails while `failing` is set. */
+class FakeRepository {
+  readonly written: UsageRow[] = [];
+  readonly batches: number[] = [];
+  failing = false;
+  attempts = 0;
+
+  async insertMany(rows: UsageRow[]): Promise<void> {
+    this.attempts++;
+    await Promise.resolve();
+    if (this.failing) throw new Error('connection refused');
+    this.batches.push(rows.length);
+    this.written.push(...rows);
+  }
+}
+
+const defaults: UsageRecorderOptions = { flushIntervalMs: 60_000, batchSize: 3, maxBuffered: 10, shutdownAttempts: 3 };
+
+function outcome(requestId: string): CompletionOutcome {
+  return {
+    requestId,
+    keyId: '00000000-0000-4000-8000-000000000001',
+    publicModel: 'alpha-k3',
+    deployment: 'alpha-k3/0',
+    status: 'completed',
+    httpStatus: 200,
+    stream: false,
+    usage: { promptTokens: 5, completionTokens: 7 },
+    latencyMs: 12,
+  };
+}
+
+describe('UsageRecorder', () => {
+  let repository: FakeRepository;
+  let errors: string[];
+
+  const recorder = (options: Partial<UsageRecorderOptions> = {}) =>
+    new UsageRecorder(repository as unknown as UsageRepository, { ...defaults, ...options });
+
+  beforeEach(() => {
+    repository = new FakeRepository();
+    errors = [];
+    jest.spyOn(Logger.prototype, 'error').mockImplementation((message: unknown) => void errors.push(String(message)));
+  });
+
+  afterEach(() => jest.restoreAllMocks());
+
+  it('buffers rows without touching the database until a batch fills or a flush runs', async () => {
+    const usage = recorder();
+    usage.record(outcome('r1'));
+    usage.record(outcome('r2'));
+    expect(repository.attempts).toBe(0);
+    expect(usage.pending).toBe(2);
+    usage.record(outcome('r3')); // batch size reached
+    await usage.flush();
+    expect(repository.batches).toEqual([3]);
+    expect(repository.written.map((row) => row.requestId)).toEqual(['r1', 'r2', 'r3']);
+    expect(repository.written[0]).toMatchObject({
+      keyId: '00000000-0000-4000-8000-000000000001',
+      publicModel: 'alpha-k3',
+      deployment: 'alpha-k3/0',
+      status: 'completed',
+      httpStatus: 200,
+      errorCode: null,
+      stream: false,
+      promptTokens: 5,
+      completionTokens: 7,
+      latencyMs: 12,
+    });
+    expect(new Set(repository.written.map((row) => row.id)).size).toBe(3);
+  });
+
+  it('flushes on its interval', async () => {
+    const usage = recorder({ flushIntervalMs: 10 });
+    usage.onApplicationBootstrap();
+    usage.record(outcome('r1'));
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(repository.written.map((row) => row.requestId)).toEqual(['r1']);
+    await usage.beforeApplicationShutdown();
+  });
+
+  it('keeps rows through a database failure, in order, and writes each once when it recovers', async () => {
+    const usage = recorder();
+    repository.failing = true;
+    for (const id of ['r1', 'r2', 'r3', 'r4']) usage.record(outcome(id));
+    await usage.flush();
+    expect(usage.pending).toBe(4);
+    expect(errors.some((line) => line.includes('could not write 3 usage record(s)'))).toBe(true);
+    // While failing, new rows do not trigger writes of their own; only the timer retries.
+    const attempts = repository.attempts;
+    for (const id of ['r5', 'r6', 'r7']) usage.record(outcome(id));
+    expect(repository.attempts).toBe(attempts);
+
+    repository.failing = false;
+    await usage.flush();
+    expect(usage.pending).toBe(0);
+    expect(repository.written.map((row) => row.requestId)).toEqual(['r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7']);
+  });
+
+  it('bounds the buffer during a long outage, dropping the oldest rows and saying so', async () => {
+    const usage = recorder({ maxBuffered: 5 });
+    repository.failing = true;
+    for (let index = 1; index <= 8; index++) usage.record(outcome(`r${index}`));
+    await usage.flush(); // the write the first full batch started fails
+    expect(usage.pending).toBe(5);
+    repository.failing = false;
+    await usage.flush();
+    expect(repository.written.map((row) => row.requestId)).toEqual(['r4', 'r5', 'r6', 'r7', 'r8']);
+    expect(errors.some((line) => line.includes('dropped the 3 oldest usage record(s)'))).toBe(true);
+  });
+
+  it('retries the final flush at shutdown and reports rows it could not write', async () => {
+    const usage = recorder({ shutdownAttempts: 2 });
+    usage.record(outcome('r1'));
+    repository.failing = true;
+    await usage.beforeApplicationShutdown();
+    expect(repository.attempts).toBe(2);
+    expect(errors.some((line) => line.includes('1 usage record(s) not written: they are lost'))).toBe(true);
+
+    usage.record(outcome('late'));
+    expect(errors.some((line) => line.includes('usage of request late arrived after the final flush'))).toBe(true);
+  });
+
+  it('writes everything buffered at shutdown, across several batches', async () => {
+    const usage = recorder();
+    for (let index = 1; index <= 7; index++) usage.record(outcome(`r${index}`));
+    await usage.beforeApplicationShutdown();
+    expect(repository.written).toHaveLength(7);
+    expect(usage.pending).toBe(0);
+  });
+});

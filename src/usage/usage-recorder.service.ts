@@ -1,0 +1,127 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { CompletionOutcome } from '../completions/completion-outcome';
+import { UsageRepository } from './usage.repository';
+import type { UsageRow } from './usage.types';
+
+export interface UsageRecorderOptions {
+  flushIntervalMs: number;
+  /** Rows per INSERT; reaching it also triggers a flush before the interval. */
+  batchSize: number;
+  /** Rows kept while Postgres is unreachable; beyond it the oldest are dropped (and logged). */
+  maxBuffered: number;
+  /** Attempts of the final flush at shutdown before the remaining rows are given up. */
+  shutdownAttempts: number;
+}
+export const UsageRecorderOptions = Symbol('UsageRecorderOptions');
+
+/**
+ * Writes one usage row per request without putting Postgres on the request path: rows are
+ * buffered in memory and written in batches every flushIntervalMs (or sooner when a batch
+ * fills). Rows that fail to write stay buffered for the next attempt. The final flush runs in
+ * beforeApplicationShutdown, after the root module has drained running requests and before the
+ * database module disconnects (onApplicationShutdown).
+ */
+@Injectable()
+export class UsageRecorder implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Usage');
+  private buffer: UsageRow[] = [];
+  private flushing: Promise<void> | null = null;
+  private timer?: NodeJS.Timeout;
+  private droppedUnreported = 0;
+  /** After a failed write only the timer retries, so a database outage is not hit per request. */
+  private failing = false;
+  private closed = false;
+
+  constructor(
+    private readonly repository: UsageRepository,
+    @Inject(UsageRecorderOptions) private readonly options: UsageRecorderOptions,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.flush(), this.options.flushIntervalMs).unref();
+  }
+
+  /** Queues the row for one finished request. Never waits, never throws. */
+  record(outcome: CompletionOutcome): void {
+    if (this.closed) {
+      this.logger.error(`usage of request ${outcome.requestId} arrived after the final flush and is lost`);
+      return;
+    }
+    this.buffer.push(toUsageRow(outcome));
+    this.enforceBound();
+    if (this.buffer.length >= this.options.batchSize && !this.failing) void this.flush();
+  }
+
+  /** Writes everything buffered; concurrent calls share one pass. Resolves even on failure. */
+  flush(): Promise<void> {
+    this.flushing ??= this.writeBuffered().finally(() => (this.flushing = null));
+    return this.flushing;
+  }
+
+  get pending(): number {
+    return this.buffer.length;
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    for (let attempt = 1; attempt <= this.options.shutdownAttempts; attempt++) {
+      await this.flush();
+      if (this.buffer.length === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+    this.closed = true;
+    if (this.buffer.length > 0) this.logger.error(`shutting down with ${this.buffer.length} usage record(s) not written: they are lost`);
+  }
+
+  private async writeBuffered(): Promise<void> {
+    this.reportDropped();
+    while (this.buffer.length > 0) {
+      // Taken out of the buffer while in flight, so the bound below never drops rows being written.
+      const batch = this.buffer.splice(0, this.options.batchSize);
+      try {
+        await this.repository.insertMany(batch);
+      } catch (error) {
+        this.failing = true;
+        this.buffer.unshift(...batch);
+        this.enforceBound();
+        this.logger.error(`could not write ${batch.length} usage record(s) (${this.buffer.length} buffered), will retry: ${(error as Error).message}`);
+        return;
+      }
+      this.failing = false;
+    }
+  }
+
+  private enforceBound(): void {
+    const excess = this.buffer.length - this.options.maxBuffered;
+    if (excess <= 0) return;
+    this.buffer.splice(0, excess);
+    this.droppedUnreported += excess;
+  }
+
+  private reportDropped(): void {
+    if (this.droppedUnreported === 0) return;
+    this.logger.error(
+      `usage buffer full (${this.options.maxBuffered} rows) while Postgres was failing: dropped the ${this.droppedUnreported} oldest usage record(s)`,
+    );
+    this.droppedUnreported = 0;
+  }
+}
+
+export function toUsageRow(outcome: CompletionOutcome, now = new Date()): UsageRow {
+  return {
+    id: randomUUID(),
+    createdAt: now,
+    requestId: outcome.requestId,
+    keyId: outcome.keyId,
+    publicModel: outcome.publicModel,
+    deployment: outcome.deployment,
+    status: outcome.status,
+    httpStatus: outcome.httpStatus,
+    errorCode: outcome.errorCode ?? null,
+    stream: outcome.stream,
+    promptTokens: outcome.usage.promptTokens,
+    completionTokens: outcome.usage.completionTokens,
+    latencyMs: outcome.latencyMs,
+  };
+}

@@ -1,0 +1,39 @@
+import { Global, Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { APP_INTERCEPTOR } from '@nestjs/core';
+import { DrainTimeoutMs, RequestDrain } from './request-drain.service';
+import { RequestDrainInterceptor } from './request-drain.interceptor';
+import { UsagePartitions } from './usage-partitions.service';
+import { UsageRecorder, UsageRecorderOptions } from './usage-recorder.service';
+import { UsageReport } from './usage-report.service';
+import { UsageRepository } from './usage.repository';
+
+/**
+ * Usage records: the recorder every request path writes to, their partitions and reports, and
+ * the request drain that makes a graceful shutdown lose none of them. Global because recording
+ * usage is a cross-cutting sink, like logging.
+ */
+@Global()
+@Module({
+  providers: [
+    UsageRepository,
+    UsageRecorder,
+    UsagePartitions,
+    UsageReport,
+    RequestDrain,
+    {
+      provide: UsageRecorderOptions,
+      inject: [ConfigService],
+      useFactory: (config: ConfigService): UsageRecorderOptions => ({
+        flushIntervalMs: config.get<number>('USAGE_FLUSH_INTERVAL_MS') ?? 1_000,
+        batchSize: 500,
+        maxBuffered: 100_000,
+        shutdownAttempts: 5,
+      }),
+    },
+    { provide: DrainTimeoutMs, inject: [ConfigService], useFactory: (config: ConfigService) => config.get<number>('SHUTDOWN_DRAIN_TIMEOUT_MS') ?? 30_000 },
+    { provide: APP_INTERCEPTOR, useClass: RequestDrainInterceptor },
+  ],
+  exports: [UsageRecorder, UsageReport, RequestDrain],
+})
+export class UsageModule {}

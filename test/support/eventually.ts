@@ -1,0 +1,15 @@
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Retries `check` until it stops throwing or `timeoutMs` passes; returns how long it took. */
+export async function eventually(check: () => Promise<void>, timeoutMs: number, intervalMs = 10): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      await check();
+      return Date.now() - started;
+    } catch (error) {
+      if (Date.now() - started > timeoutMs) throw error;
+      await sleep(intervalMs);
+    }
+  }
+}
