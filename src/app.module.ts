@@ -1,5 +1,6 @@
 import { MiddlewareConsumer, Module, NestModule, OnModuleDestroy, RequestMethod, ValidationPipe } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { ADMIN_BODY_LIMIT, AdminModule } from './admin/admin.module';
 import { AuthModule } from './auth/auth.module';
 import { jsonBodyMiddleware } from './common/http/json-body.middleware';
 import { OpenAiExceptionFilter } from './common/filters/openai-exception.filter';
@@ -17,7 +18,7 @@ import { UsageModule } from './usage/usage.module';
 export const COMPLETIONS_BODY_LIMIT = '1mb';
 
 @Module({
-  imports: [AppConfigModule, DatabaseModule.forRoot(), UsageModule, KeysModule, AuthModule, CompletionsModule, HealthModule],
+  imports: [AppConfigModule, DatabaseModule.forRoot(), UsageModule, KeysModule, AuthModule, CompletionsModule, AdminModule, HealthModule],
   providers: [
     DemoKeyService,
     { provide: APP_FILTER, useClass: OpenAiExceptionFilter },
@@ -37,6 +38,7 @@ export class AppModule implements NestModule, OnModuleDestroy {
 
   configure(consumer: MiddlewareConsumer): void {
     consumer.apply(jsonBodyMiddleware(COMPLETIONS_BODY_LIMIT)).forRoutes({ path: 'v1/*path', method: RequestMethod.ALL });
+    consumer.apply(jsonBodyMiddleware(ADMIN_BODY_LIMIT)).forRoutes({ path: 'admin/*path', method: RequestMethod.ALL });
   }
 
   /**

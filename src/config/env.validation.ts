@@ -42,6 +42,13 @@ export class EnvironmentVariables {
   @Transform(emptyToUndefined) @IsOptional() @IsString() @MinLength(16)
   ADMIN_API_KEY?: string;
 
+  /** Admin API requests allowed per client IP per ADMIN_RATE_WINDOW_MS (spec 8: 10 per 10 s). */
+  @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000)
+  ADMIN_RATE_LIMIT = 10;
+
+  @Transform(toInt) @IsInt() @Min(1_000) @Max(3_600_000)
+  ADMIN_RATE_WINDOW_MS = 10_000;
+
   /** Months of usage records kept (whole months before the current one); 0 keeps them all. */
   @Transform(toInt) @IsInt() @Min(0) @Max(1_200)
   USAGE_RETENTION_MONTHS = 0;

@@ -1,0 +1,31 @@
+import { Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { ThrottlerStorageService, type ThrottlerModuleOptions } from '@nestjs/throttler';
+import { KeysModule } from '../keys/keys.module';
+import { AdminKeysController } from './admin-keys.controller';
+import { AdminThrottlerOptions, AdminThrottlerStorage } from './admin-throttler.guard';
+import { AdminUsageController } from './admin-usage.controller';
+
+/** Spec 8: application (BFF) requests get 100 KiB JSON bodies, not the 1 MiB of completions. */
+export const ADMIN_BODY_LIMIT = '100kb';
+
+/**
+ * The internal admin API under /admin (spec 1 and 8: application endpoints, outside the public
+ * v1 contract): key management and usage reports, on the same services as the CLI and seed.
+ */
+@Module({
+  imports: [KeysModule],
+  controllers: [AdminKeysController, AdminUsageController],
+  providers: [
+    {
+      provide: AdminThrottlerOptions,
+      inject: [ConfigService],
+      useFactory: (config: ConfigService): ThrottlerModuleOptions => ({
+        throttlers: [{ name: 'default', limit: config.get<number>('ADMIN_RATE_LIMIT') ?? 10, ttl: config.get<number>('ADMIN_RATE_WINDOW_MS') ?? 10_000 }],
+      }),
+    },
+    // In-process counts: per instance, as spec 8 rule 1 allows until shared storage is configured.
+    { provide: AdminThrottlerStorage, useFactory: () => new ThrottlerStorageService() },
+  ],
+})
+export class AdminModule {}
