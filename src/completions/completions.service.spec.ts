@@ -3,7 +3,7 @@ import { parseGatewayConfig } from '../config/gateway-config.loader';
 import { GatewayConfigService } from '../config/gateway-config.service';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
 import { estimateTokens } from '../providers/adapters/openai-compatible.mapping';
-import type { ProviderAdapter, UpstreamStreamPart } from '../providers/provider-adapter.interface';
+import type { ProviderAdapter, TokenUsage, UpstreamStreamPart } from '../providers/provider-adapter.interface';
 import { ProviderRegistry } from '../providers/provider-registry.service';
 import { CompletionsService } from './completions.service';
 import { DeploymentRouter } from './deployment-router.service';
@@ -47,6 +47,13 @@ function serviceStreaming(parts: UpstreamStreamPart[]) {
 
 const context = () => ({ key, requestId: 'req_1', signal: new AbortController().signal });
 
+/** The one outcome recorded: record(context, dto, deployment, status, httpStatus, usage, ...). */
+function outcome(record: jest.SpyInstance) {
+  expect(record).toHaveBeenCalledTimes(1);
+  const [, , , status, httpStatus, usage] = record.mock.calls[0] as [unknown, unknown, unknown, string, number, TokenUsage];
+  return { status, httpStatus, usage };
+}
+
 describe('CompletionsService.stream', () => {
   it('closes the upstream and records the outcome even if the stream is returned before its first read', async () => {
     const { service, upstream, record } = serviceStreaming([
@@ -59,9 +66,7 @@ describe('CompletionsService.stream', () => {
     await chunks[Symbol.asyncIterator]().return?.();
 
     expect(upstream.closed).toBe(true);
-    expect(record).toHaveBeenCalledTimes(1);
-    const [, , , status, httpStatus] = record.mock.calls[0];
-    expect({ status, httpStatus }).toEqual({ status: 'aborted', httpStatus: 499 });
+    expect(outcome(record)).toMatchObject({ status: 'aborted', httpStatus: 499 });
   });
 
   it('still hands out the first chunk it read to start the stream', async () => {
@@ -74,8 +79,7 @@ describe('CompletionsService.stream', () => {
     for await (const chunk of await service.stream(dto, context())) contents.push(chunk.choices[0]?.delta.content);
 
     expect(contents).toEqual(['Hello', ' world']);
-    const [, , , status, , usage] = record.mock.calls[0];
-    expect({ status, usage }).toEqual({ status: 'completed', usage: { promptTokens: 3, completionTokens: 2 } });
+    expect(outcome(record)).toMatchObject({ status: 'completed', usage: { promptTokens: 3, completionTokens: 2 } });
   });
 
   it('counts streamed tool-call text when a stream is cut short', async () => {
@@ -89,7 +93,7 @@ describe('CompletionsService.stream', () => {
     await iterator.next();
     await iterator.return?.();
 
-    const [, , , status, , usage] = record.mock.calls[0];
+    const { status, usage } = outcome(record);
     expect(status).toBe('aborted');
     expect(usage.completionTokens).toBe(estimateTokens('lookup{"q":"weather in Paris"}'));
   });
