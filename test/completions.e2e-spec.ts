@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import request from 'supertest';
-import { completion, errorResponse, FakeOpenAiUpstream } from './upstreams/openai-upstream';
+import { completion, errorResponse, FakeOpenAiUpstream, hang } from './upstreams/openai-upstream';
 import { startTestApp, TestApp } from './support/test-app';
 
 describe('POST /v1/chat/completions (non-streaming) through an OpenAI-compatible upstream', () => {
@@ -193,5 +193,21 @@ describe('POST /v1/chat/completions (non-streaming) through an OpenAI-compatible
     });
     expect(limited.choices[0].message.content).toBe('This is a ');
     expect(limited.choices[0].finish_reason).toBe('length');
+  });
+
+  it('aborts the upstream request when the client goes away', async () => {
+    upstream.next(hang());
+    const aborted = upstream.waitForAbort();
+    const controller = new AbortController();
+    const client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    const pending = client.chat.completions.create(
+      { model: 'alpha-k3', messages: [{ role: 'user', content: 'take your time' }] },
+      { signal: controller.signal },
+    );
+    while (upstream.lastRequest?.body?.messages?.[0]?.content !== 'take your time') await new Promise((r) => setTimeout(r, 5));
+    controller.abort();
+    await expect(pending).rejects.toThrow();
+    await aborted;
+    expect(upstream.abortedRequests).toBeGreaterThanOrEqual(1);
   });
 });

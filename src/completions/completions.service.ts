@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
+import { replayFirst } from '../common/async/replay-first';
 import { ClientDisconnectedError } from '../common/errors/client-disconnected.error';
 import { GatewayException } from '../common/errors/gateway.exception';
 import type { DeploymentConfig } from '../config/gateway-config.types';
@@ -27,6 +28,11 @@ export interface CompletionContext {
 }
 
 type PartIterator = AsyncIterator<UpstreamStreamPart>;
+
+interface PeekedStream {
+  iterator: PartIterator;
+  first: IteratorResult<UpstreamStreamPart>;
+}
 
 @Injectable()
 export class CompletionsService {
@@ -76,8 +82,9 @@ export class CompletionsService {
     const started = performance.now();
     const deployments = this.router.deploymentsFor(dto.model, context.key);
     let attempted: DeploymentConfig | null = null;
+    let opened: { result: PeekedStream; deployment: DeploymentConfig };
     try {
-      const { result, deployment } = await this.router.withFailover(deployments, context.signal, async (adapter, candidate) => {
+      opened = await this.router.withFailover(deployments, context.signal, async (adapter, candidate) => {
         attempted = candidate;
         const iterator = (await adapter.stream(this.upstreamRequest(dto, context, candidate)))[Symbol.asyncIterator]();
         try {
@@ -87,11 +94,15 @@ export class CompletionsService {
           throw error;
         }
       });
-      return this.chunks(dto, context, deployment, result.iterator, result.first, started);
     } catch (error) {
       this.recordFailure(context, dto, attempted, error, { promptTokens: 0, completionTokens: 0 }, started);
       throw error;
     }
+    const { result, deployment } = opened;
+    // Started here, not by the SSE writer: from now on only the generator's finally closes the
+    // upstream and records the outcome, and it must run even if the client is already gone.
+    const chunks = this.chunks(dto, context, deployment, result.iterator, result.first, started);
+    return replayFirst(await chunks.next(), chunks);
   }
 
   private async *chunks(
@@ -131,7 +142,11 @@ export class CompletionsService {
           delta.content = part.content;
           streamed += part.content;
         }
-        if (part.toolCalls) delta.tool_calls = part.toolCalls;
+        if (part.toolCalls) {
+          delta.tool_calls = part.toolCalls;
+          // Tool-call names and arguments are generated text too, and count when usage is estimated.
+          for (const call of part.toolCalls) streamed += (call.function?.name ?? '') + (call.function?.arguments ?? '');
+        }
         yield chunk([{ index: 0, delta, finish_reason: part.finishReason ?? null, logprobs: null }]);
       }
       status = 'completed';

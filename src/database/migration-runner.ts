@@ -34,6 +34,10 @@ type Log = (message: string) => void;
 
 export function readMigrations(directory: string): LocalMigration[] {
   if (!existsSync(directory)) throw new Error(`No migrations folder at ${directory}`);
+  // Prisma refuses migrations written for another database; so do we.
+  const lockFile = join(directory, 'migration_lock.toml');
+  const provider = existsSync(lockFile) ? /^provider\s*=\s*"([^"]+)"/m.exec(readFileSync(lockFile, 'utf8'))?.[1] : 'postgresql';
+  if (provider !== 'postgresql') throw new Error(`${lockFile} is for provider "${provider}", not postgresql`);
   return readdirSync(directory, { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && existsSync(join(directory, entry.name, 'migration.sql')))
     .map((entry) => entry.name)

@@ -132,13 +132,15 @@ export function streamAnswer(script: StreamScript): UpstreamHandler {
     await sleep(script.firstByteDelayMs ?? 0);
     await write({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }], usage: null });
     for (const [index, piece] of script.pieces.entries()) {
+      // Sleeping first also lets Node flush the corked writes: a cut in the same tick would
+      // discard them, and the gateway would see the connection fail before any token.
+      if (index > 0) await sleep(script.delayMs ?? 0);
       if (response.destroyed) return;
       if (script.errorAfter === index) {
         await write({ error: { message: 'The server had an error while processing your request.', type: 'server_error' } });
         return void response.end();
       }
       if (script.cutAfter === index) return void response.socket?.destroy();
-      if (index > 0) await sleep(script.delayMs ?? 0);
       await write({ ...base, choices: [{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }], usage: null });
     }
     await write({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }], usage: null });

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
+import { ClientDisconnectedError } from '../errors/client-disconnected.error';
 import { GatewayErrorCode } from '../errors/gateway-error-code';
 import { GatewayException } from '../errors/gateway.exception';
 import { UpstreamError } from '../../providers/upstream.error';
@@ -29,6 +30,12 @@ export class OpenAiExceptionFilter implements ExceptionFilter {
     const request = context.getRequest<Request>();
     const response = context.getResponse<Response>();
     const requestId = String(response.getHeader('x-request-id') ?? '');
+    if (exception instanceof ClientDisconnectedError) {
+      // Nobody is left to answer; the outcome was already recorded as aborted.
+      this.logger.debug(`request ${requestId}: client disconnected`);
+      if (!response.writableEnded) response.end();
+      return;
+    }
     const error = this.toGatewayException(exception, requestId);
 
     if (response.headersSent) {

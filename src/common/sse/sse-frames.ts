@@ -12,10 +12,9 @@ export const DONE_FRAME = 'data: [DONE]\n\n';
  * without [DONE], so a truncated answer can never look complete.
  */
 export async function* sseFrames(
-  chunks: AsyncIterable<unknown>,
+  iterator: AsyncIterator<unknown>,
   options: { heartbeatMs: number; onError?: (error: unknown) => void },
 ): AsyncGenerator<string> {
-  const iterator = chunks[Symbol.asyncIterator]();
   let pending: Promise<IteratorResult<unknown>> | undefined;
   let finished = false;
   try {

@@ -30,13 +30,18 @@ export class SseInterceptor implements NestInterceptor {
     response.setHeader('X-Accel-Buffering', 'no');
     response.setHeader('Connection', 'keep-alive');
     const requestId = response.getHeader('x-request-id');
-    const frames = sseFrames(chunks, {
+    const source = chunks[Symbol.asyncIterator]();
+    const frames = sseFrames(source, {
       heartbeatMs: this.heartbeatMs,
       onError: (error) => this.logger.warn(`request ${requestId}: stream failed after the first chunk: ${(error as Error)?.message ?? error}`),
     });
     // objectMode off and a tiny highWaterMark: frames are pulled one at a time, only as fast as
     // the socket drains, so a slow client never makes the gateway buffer the upstream answer.
-    return new StreamableFile(Readable.from(frames, { objectMode: false, highWaterMark: 1 }));
+    const stream = Readable.from(frames, { objectMode: false, highWaterMark: 1 });
+    // Readable.from never starts a generator it is destroyed before reading (the client left
+    // before the first frame), so sseFrames' own finally cannot be relied on to close the source.
+    stream.once('close', () => void source.return?.()?.catch(() => undefined));
+    return new StreamableFile(stream);
   }
 }
 

@@ -19,7 +19,7 @@ export class MockAdapter implements ProviderAdapter {
 
   async complete(request: UpstreamChatRequest): Promise<UpstreamChatResult> {
     const answer = mockAnswer(request);
-    await sleep(request.deployment.mock.latencyMs, undefined, { signal: request.signal });
+    await pause(request.deployment.mock.latencyMs, request.signal);
     return {
       content: answer.words.join(''),
       finishReason: answer.finishReason,
@@ -36,15 +36,27 @@ async function* streamAnswer(request: UpstreamChatRequest): AsyncGenerator<Upstr
   const { latencyMs, chunkDelayMs, chunkCount } = request.deployment.mock;
   const answer = mockAnswer(request);
   const perChunk = Math.max(1, Math.ceil(answer.words.length / chunkCount));
-  await sleep(latencyMs, undefined, { signal: request.signal });
+  await pause(latencyMs, request.signal);
   for (let start = 0; start < answer.words.length; start += perChunk) {
-    if (start > 0) await sleep(chunkDelayMs, undefined, { signal: request.signal });
+    if (start > 0) await pause(chunkDelayMs, request.signal);
     const last = start + perChunk >= answer.words.length;
     const content = answer.words.slice(start, start + perChunk).join('');
     yield last ? { type: 'delta', content, finishReason: answer.finishReason } : { type: 'delta', content };
   }
   if (answer.words.length === 0) yield { type: 'delta', finishReason: answer.finishReason };
   yield { type: 'usage', usage: answer.usage };
+}
+
+/**
+ * Waits as a provider would. An abort rejects with the signal's reason, as the HTTP adapter does,
+ * so a client disconnect is told apart from a failure (no error frame, no warning).
+ */
+async function pause(ms: number, signal: AbortSignal): Promise<void> {
+  try {
+    await sleep(ms, undefined, { signal });
+  } catch (error) {
+    throw signal.aborted ? signal.reason : error;
+  }
 }
 
 interface MockAnswer {

@@ -33,8 +33,10 @@ export function buildRequestBody(request: UpstreamChatRequest, stream: boolean):
 }
 
 export function buildHeaders(deployment: DeploymentConfig, requestId: string): Record<string, string> {
+  // Lower-cased so a configured `Authorization` can never ride along next to the real one.
+  const configured = Object.fromEntries(Object.entries(deployment.headers).map(([name, value]) => [name.toLowerCase(), value]));
   return {
-    ...deployment.headers,
+    ...configured,
     authorization: `Bearer ${deployment.apiKey}`,
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',

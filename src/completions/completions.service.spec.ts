@@ -1,0 +1,106 @@
+import 'reflect-metadata';
+import { parseGatewayConfig } from '../config/gateway-config.loader';
+import { GatewayConfigService } from '../config/gateway-config.service';
+import type { VirtualKeyView } from '../keys/virtual-key.types';
+import { estimateTokens } from '../providers/adapters/openai-compatible.mapping';
+import type { ProviderAdapter, TokenUsage, UpstreamStreamPart } from '../providers/provider-adapter.interface';
+import { ProviderRegistry } from '../providers/provider-registry.service';
+import type { UsageRecorder } from '../usage/usage-recorder.service';
+import { CompletionsService } from './completions.service';
+import { DeploymentRouter } from './deployment-router.service';
+import type { CreateChatCompletionDto } from './dto/create-chat-completion.dto';
+
+const key: VirtualKeyView = {
+  id: 'key-1',
+  name: 'test',
+  keyPrefix: 'sk-test',
+  createdAt: new Date(),
+  updatedAt: new Date(),
+  expiresAt: null,
+  revokedAt: null,
+  rpmLimit: null,
+  tpmLimit: null,
+  tokenBudget: null,
+  budgetPeriod: null,
+  allowedModels: [],
+  previousSecretExpiresAt: null,
+};
+
+const dto = { model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }], stream: true } as CreateChatCompletionDto;
+
+/** A service whose only deployment streams `parts`; `upstream.closed` tells whether it was closed. */
+function serviceStreaming(parts: UpstreamStreamPart[]) {
+  const upstream = { closed: false };
+  async function* answer() {
+    try {
+      yield* parts;
+    } finally {
+      upstream.closed = true;
+    }
+  }
+  const adapter: ProviderAdapter = {
+    provider: 'mock',
+    complete: () => Promise.reject(new Error('not used')),
+    stream: async () => answer(),
+  };
+  const config = new GatewayConfigService(parseGatewayConfig({ models: { 'alpha-k3': [{ provider: 'mock' }] } }, {}));
+  const usage = { record: jest.fn() } as unknown as UsageRecorder;
+  const service = new CompletionsService(new DeploymentRouter(config, new ProviderRegistry([adapter])), usage);
+  // record() is where the outcome leaves the service (the log line and the usage row).
+  const record = jest.spyOn(service as any, 'record').mockImplementation(() => undefined);
+  return { service, upstream, record };
+}
+
+const context = () => ({ key, requestId: 'req_1', signal: new AbortController().signal });
+
+/** The one outcome recorded: record(context, dto, deployment, status, httpStatus, usage, ...). */
+function outcome(record: jest.SpyInstance) {
+  expect(record).toHaveBeenCalledTimes(1);
+  const [, , , status, httpStatus, usage] = record.mock.calls[0] as [unknown, unknown, unknown, string, number, TokenUsage];
+  return { status, httpStatus, usage };
+}
+
+describe('CompletionsService.stream', () => {
+  it('closes the upstream and records the outcome even if the stream is returned before its first read', async () => {
+    const { service, upstream, record } = serviceStreaming([
+      { type: 'delta', content: 'Hello' },
+      { type: 'delta', content: ' world', finishReason: 'stop' },
+    ]);
+    const chunks = await service.stream(dto, context());
+
+    // The client left before the SSE writer pulled anything.
+    await chunks[Symbol.asyncIterator]().return?.();
+
+    expect(upstream.closed).toBe(true);
+    expect(outcome(record)).toMatchObject({ status: 'aborted', httpStatus: 499 });
+  });
+
+  it('still hands out the first chunk it read to start the stream', async () => {
+    const { service, record } = serviceStreaming([
+      { type: 'delta', content: 'Hello' },
+      { type: 'delta', content: ' world', finishReason: 'stop' },
+      { type: 'usage', usage: { promptTokens: 3, completionTokens: 2 } },
+    ]);
+    const contents: Array<string | undefined> = [];
+    for await (const chunk of await service.stream(dto, context())) contents.push(chunk.choices[0]?.delta.content);
+
+    expect(contents).toEqual(['Hello', ' world']);
+    expect(outcome(record)).toMatchObject({ status: 'completed', usage: { promptTokens: 3, completionTokens: 2 } });
+  });
+
+  it('counts streamed tool-call text when a stream is cut short', async () => {
+    const { service, record } = serviceStreaming([
+      { type: 'delta', toolCalls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":' } }] },
+      { type: 'delta', toolCalls: [{ index: 0, function: { arguments: '"weather in Paris"}' } }] },
+      { type: 'delta', finishReason: 'tool_calls' },
+    ]);
+    const iterator = (await service.stream(dto, context()))[Symbol.asyncIterator]();
+    await iterator.next();
+    await iterator.next();
+    await iterator.return?.();
+
+    const { status, usage } = outcome(record);
+    expect(status).toBe('aborted');
+    expect(usage.completionTokens).toBe(estimateTokens('lookup{"q":"weather in Paris"}'));
+  });
+});

@@ -1,0 +1,72 @@
+import { embeddedDefaultConfig, parseGatewayConfig } from './gateway-config.loader';
+import { interpolateEnv } from './interpolate-env';
+
+describe('interpolateEnv', () => {
+  const env = { KEY: 'sk-123', EMPTY: '' };
+
+  it('replaces ${VAR} and ${VAR:-default} inside strings only', () => {
+    expect(interpolateEnv({ a: 'Bearer ${KEY}', b: '${MISSING:-fallback}', c: 5, d: ['${KEY}'] }, env)).toEqual({
+      a: 'Bearer sk-123',
+      b: 'fallback',
+      c: 5,
+      d: ['sk-123'],
+    });
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(interpolateEnv('${EMPTY:-x}', env)).toBe('x');
+    expect(() => interpolateEnv({ models: { m: [{ api_key: '${EMPTY}' }] } }, env)).toThrow('models.m[0].api_key: environment variable EMPTY is not set');
+  });
+
+  it('cannot change the document structure', () => {
+    expect(interpolateEnv({ a: '${KEY}' }, { KEY: 'x\nb: injected' })).toEqual({ a: 'x\nb: injected' });
+  });
+});
+
+describe('parseGatewayConfig', () => {
+  const env = { OPENAI_API_KEY: 'sk-test' };
+
+  it('maps public models to validated deployments with defaults', () => {
+    const config = parseGatewayConfig(
+      {
+        models: {
+          'alpha-k3': [
+            { provider: 'openai', base_url: 'https://api.example.com/v1/', api_key: '${OPENAI_API_KEY}', model: 'gpt-x', timeout_ms: 5000 },
+            { provider: 'mock', latency_ms: 10 },
+          ],
+        },
+      },
+      env,
+    );
+    const [primary, fallback] = config.models.get('alpha-k3')!;
+    expect(primary).toMatchObject({
+      name: 'alpha-k3/0',
+      provider: 'openai',
+      baseUrl: 'https://api.example.com/v1',
+      apiKey: 'sk-test',
+      upstreamModel: 'gpt-x',
+      timeoutMs: 5000,
+    });
+    expect(fallback).toMatchObject({ name: 'alpha-k3/1', provider: 'mock', mock: { latencyMs: 10, chunkCount: 16, chunkDelayMs: 20 } });
+  });
+
+  it.each([
+    [{}, 'top-level "models"'],
+    [{ models: [] }, 'top-level "models"'],
+    [{ models: { 'alpha-k3': [] } }, 'models.alpha-k3: expected a non-empty list'],
+    [{ models: { 'alpha-k3': [{ provider: 'azure' }] } }, 'models.alpha-k3[0].provider'],
+    [{ models: { 'alpha-k3': [{ provider: 'openai', api_key: 'k', model: 'm' }] } }, 'models.alpha-k3[0].base_url'],
+    [{ models: { 'alpha-k3': [{ provider: 'openai', base_url: 'ftp://x', api_key: 'k', model: 'm' }] } }, 'base_url'],
+    [{ models: { 'alpha-k3': [{ provider: 'openai', base_url: 'http://x', model: 'm' }] } }, 'models.alpha-k3[0].api_key'],
+    [{ models: { 'alpha-k3': [{ provider: 'mock', timeout_ms: 5 }] } }, 'timeout_ms'],
+    [{ models: { 'bad model!': [{ provider: 'mock' }] } }, 'not a valid model name'],
+  ])('rejects %j with a message naming the place (%s)', (document, message) => {
+    expect(() => parseGatewayConfig(document, env)).toThrow(message);
+  });
+
+  it('serves the three public models with the mock by default', () => {
+    const config = embeddedDefaultConfig();
+    expect([...config.models.keys()]).toEqual(['alpha-k3', 'beta-v4-pro-0813', 'beta-v4-flash-0731']);
+    expect([...config.models.values()].every((list) => list.length === 1 && list[0].provider === 'mock')).toBe(true);
+  });
+});

@@ -1,0 +1,130 @@
+#!/usr/bin/env node
+// Benchmark: the same load against a fake OpenAI upstream with a fixed latency, once directly and
+// once through the gateway, on loopback. Reports medians and the gateway/direct ratios, so the
+// figures mean something on any machine. Run with `npm run bench` (it builds first).
+//
+//   BENCH_DURATION=10 BENCH_CONNECTIONS=50 BENCH_UPSTREAM_LATENCY_MS=20 npm run bench
+const { spawn } = require('node:child_process');
+const { createServer } = require('node:http');
+const { mkdtempSync, writeFileSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+const autocannon = require('autocannon');
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const LATENCY_MS = Number(process.env.BENCH_UPSTREAM_LATENCY_MS ?? 20);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const GATEWAY_PORT = Number(process.env.BENCH_GATEWAY_PORT ?? 18080);
+
+const COMPLETION = JSON.stringify({
+  id: 'chatcmpl-bench',
+  object: 'chat.completion',
+  created: 1700000000,
+  model: 'bench-model',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'Benchmark answer of a typical short length.' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 12, completion_tokens: 9, total_tokens: 21 },
+});
+
+function startUpstream() {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () =>
+      setTimeout(() => {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(COMPLETION) });
+        response.end(COMPLETION);
+      }, LATENCY_MS),
+    );
+  });
+  server.keepAliveTimeout = 60_000;
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+function startGateway(upstreamUrl) {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
+  const config = join(dir, 'gateway.yaml');
+  writeFileSync(config, `models:\n  alpha-k3:\n    - provider: openai\n      base_url: ${upstreamUrl}\n      api_key: sk-bench\n      model: bench-model\n`);
+  const child = spawn(process.execPath, [join(__dirname, '..', '..', 'dist', 'main.js')], {
+    env: { ...process.env, PORT: String(GATEWAY_PORT), HOST: '127.0.0.1', GATEWAY_CONFIG: config, GATEWAY_DATA_DIR: join(dir, 'data'), DATABASE_URL: '', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.stdout.on('data', (data) => {
+      output += data;
+      const key = /Demo virtual key: (\S+)/.exec(output);
+      if (key) resolve({ child, key: key[1] });
+    });
+    child.on('exit', (code) => reject(new Error(`gateway exited with ${code}`)));
+  });
+}
+
+async function waitReady(url) {
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {}
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} never became ready`);
+}
+
+function load(url, headers) {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ model: 'alpha-k3', messages: [{ role: 'user', content: 'Say something short.' }], max_tokens: 32 }),
+        connections: CONNECTIONS,
+        duration: DURATION,
+      },
+      (error, result) => (error ? reject(error) : resolve(result)),
+    );
+  });
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function main() {
+  const upstream = await startUpstream();
+  const upstreamUrl = `http://127.0.0.1:${upstream.address().port}/v1`;
+  const { child, key } = await startGateway(upstreamUrl);
+  await waitReady(`http://127.0.0.1:${GATEWAY_PORT}/health`);
+  const results = { direct: [], gateway: [] };
+  try {
+    // Warm both paths (JIT, connection pools, key cache) before measuring.
+    await Promise.all([fetch(`${upstreamUrl}/chat/completions`, { method: 'POST', body: '{}' })]);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const target of ['direct', 'gateway']) {
+        const result =
+          target === 'direct'
+            ? await load(`${upstreamUrl}/chat/completions`, { authorization: 'Bearer sk-bench' })
+            : await load(`http://127.0.0.1:${GATEWAY_PORT}/v1/chat/completions`, { authorization: `Bearer ${key}` });
+        const failures = result.errors + result.timeouts + result.non2xx;
+        if (failures > 0) throw new Error(`${target}: ${failures} failed requests`);
+        results[target].push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 });
+      }
+    }
+  } finally {
+    child.kill('SIGTERM');
+    upstream.close();
+  }
+  const summary = (target) => ({
+    rps: median(results[target].map((r) => r.rps)),
+    p50: median(results[target].map((r) => r.p50)),
+    p99: median(results[target].map((r) => r.p99)),
+  });
+  const direct = summary('direct');
+  const gateway = summary('gateway');
+  console.log(`\nupstream latency ${LATENCY_MS} ms, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s (medians)`);
+  console.table({ direct, gateway });
+  console.log(`gateway/direct: throughput ${(gateway.rps / direct.rps).toFixed(3)}, p50 latency ${(gateway.p50 / direct.p50).toFixed(3)}, p99 latency ${(gateway.p99 / direct.p99).toFixed(3)}`);
+  console.log(`gateway overhead at the median: ${(gateway.p50 - direct.p50).toFixed(1)} ms`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

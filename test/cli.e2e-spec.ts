@@ -1,0 +1,95 @@
+import { NestFactory } from '@nestjs/core';
+import type { INestApplicationContext } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { Client } from 'pg';
+import request from 'supertest';
+import { CliModule } from '../src/cli/cli.module';
+import { createKey, listKeys, revokeKey, seedKeys } from '../src/cli/commands';
+import { startTestApp, TestApp } from './support/test-app';
+
+describe('key management CLI (same service as the gateway)', () => {
+  let cli: INestApplicationContext;
+  let gateway: TestApp;
+  let lines: string[];
+  const io = { out: (text: string) => void lines.push(text) };
+  const unique = `${Date.now()}`;
+  const ask = (key: string) =>
+    request(gateway.url)
+      .post('/v1/chat/completions')
+      .set('Authorization', `Bearer ${key}`)
+      .send({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }] });
+
+  beforeAll(async () => {
+    cli = await NestFactory.createApplicationContext(CliModule, { logger: false });
+    gateway = await startTestApp({ env: { KEY_CACHE_TTL_MS: '0' } });
+  });
+  beforeEach(() => (lines = []));
+  afterAll(async () => {
+    await cli.close();
+    await gateway.close();
+  });
+
+  it('creates a key, prints the secret exactly once, and the gateway accepts it', async () => {
+    await createKey(cli, { name: `cli-${unique}`, json: true, rpm: 30, models: ['alpha-k3'] }, io);
+    expect(lines).toHaveLength(1);
+    const created = JSON.parse(lines[0]);
+    expect(created).toMatchObject({ name: `cli-${unique}`, state: 'active', rpm_limit: 30, allowed_models: ['alpha-k3'] });
+    expect(created.key).toMatch(/^gk-[A-Za-z0-9_-]{43}$/);
+    expect((await ask(created.key)).status).toBe(200);
+
+    lines = [];
+    await listKeys(cli, true, io);
+    const listed = JSON.parse(lines[0]).find((k: { name: string }) => k.name === `cli-${unique}`);
+    expect(listed.key_prefix).toBe(created.key.slice(0, 10));
+    expect(JSON.stringify(JSON.parse(lines[0]))).not.toContain(created.key);
+
+    lines = [];
+    await revokeKey(cli, `cli-${unique}`, io);
+    expect(lines[0]).toMatch(/^Revoked key/);
+    expect((await ask(created.key)).body.error.code).toBe('key_revoked');
+  });
+
+  it('refuses a duplicate name', async () => {
+    await createKey(cli, { name: `dup-${unique}`, json: false }, io);
+    expect(lines[1]).toMatch(/^Secret \(shown once, store it now\): gk-/);
+    await expect(createKey(cli, { name: `dup-${unique}`, json: false }, io)).rejects.toThrow('exists');
+  });
+
+  it('seeds admin-declared keys idempotently, by plaintext or by hash', async () => {
+    const plain = `gk-seeded-team-a-${unique}-xxxxxxxx`;
+    const hashed = `gk-seeded-team-b-${unique}-yyyyyyyy`;
+    process.env.GATEWAY_SEED_KEYS = JSON.stringify([
+      { name: `team-a-${unique}`, key: plain, rpm_limit: 50 },
+      { name: `team-b-${unique}`, key_sha256: createHash('sha256').update(hashed).digest('hex'), allowed_models: ['beta-v4-pro-0813'] },
+    ]);
+    try {
+      await seedKeys(cli, io);
+      await seedKeys(cli, io);
+    } finally {
+      delete process.env.GATEWAY_SEED_KEYS;
+    }
+    expect(lines.filter((line) => line === '2 key(s) seeded.')).toHaveLength(2);
+    expect((await ask(plain)).status).toBe(200);
+    const denied = await ask(hashed);
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.code).toBe('model_not_allowed');
+
+    const database = new Client({ connectionString: process.env.DATABASE_URL });
+    await database.connect();
+    const { rows } = await database.query('SELECT name, rpm_limit FROM virtual_keys WHERE name LIKE $1 ORDER BY name', [`team-%-${unique}`]);
+    await database.end();
+    expect(rows).toEqual([
+      { name: `team-a-${unique}`, rpm_limit: 50 },
+      { name: `team-b-${unique}`, rpm_limit: null },
+    ]);
+  });
+
+  it('rejects a malformed seed declaration with a clear message', async () => {
+    process.env.GATEWAY_SEED_KEYS = JSON.stringify([{ name: 'x', key: 'short' }]);
+    try {
+      await expect(seedKeys(cli, io)).rejects.toThrow('seed key "x": a key is 20-256 characters');
+    } finally {
+      delete process.env.GATEWAY_SEED_KEYS;
+    }
+  });
+});
