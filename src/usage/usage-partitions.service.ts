@@ -74,6 +74,10 @@ export class UsagePartitions implements OnApplicationBootstrap, OnModuleDestroy 
         await tx.$executeRawUnsafe(LOCK);
         const [{ exists }] = await tx.$queryRaw<Array<{ exists: boolean }>>`SELECT to_regclass(${name}) IS NOT NULL AS "exists"`;
         if (exists) return false;
+        // Held until commit, so no row for this month can land in the default partition between
+        // the move below and the ATTACH (which would then fail). Only rows no monthly partition
+        // covers wait; the lock is taken before ATTACH locks the parent, as inserts do.
+        await tx.$executeRawUnsafe('LOCK TABLE "usage_records_default" IN ACCESS EXCLUSIVE MODE');
         // Names and bounds come from a Date, never from input, so inlining them is safe.
         await tx.$executeRawUnsafe(`CREATE TABLE "${name}" (LIKE "usage_records" INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
         // ATTACH refuses while the default partition holds rows of the month: move them first.

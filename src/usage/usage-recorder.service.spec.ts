@@ -80,7 +80,10 @@ describe('UsageRecorder', () => {
     const usage = recorder({ flushIntervalMs: 10 });
     usage.onApplicationBootstrap();
     usage.record(outcome('r1'));
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    // Nobody calls flush(): only the timer can write the row.
+    for (let waited = 0; repository.written.length === 0 && waited < 2_000; waited += 10) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     expect(repository.written.map((row) => row.requestId)).toEqual(['r1']);
     await usage.beforeApplicationShutdown();
   });
