@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { Client } from 'pg';
 import request from 'supertest';
 import { CliModule } from '../src/cli/cli.module';
-import { createKey, listKeys, revokeKey, seedKeys } from '../src/cli/commands';
+import { createKey, listKeys, revokeKey, rotateKey, seedKeys } from '../src/cli/commands';
 import { startTestApp, TestApp } from './support/test-app';
 
 describe('key management CLI (same service as the gateway)', () => {
@@ -91,5 +91,35 @@ describe('key management CLI (same service as the gateway)', () => {
     } finally {
       delete process.env.GATEWAY_SEED_KEYS;
     }
+  });
+
+  it('rotates a key: a new secret once, the old one kept for the grace period', async () => {
+    await createKey(cli, { name: `rotate-${unique}`, json: true, budget: 1000, budgetPeriod: 'day' }, io);
+    const created = JSON.parse(lines[0]);
+    expect(created).toMatchObject({ token_budget: 1000, budget_period: 'day' });
+    lines = [];
+    await rotateKey(cli, `rotate-${unique}`, { graceSeconds: 600, json: true }, io);
+    const rotated = JSON.parse(lines[0]);
+    expect(rotated.key).not.toBe(created.key);
+    expect(Date.parse(rotated.previous_secret_expires_at)).toBeGreaterThan(Date.now() + 590_000);
+    expect((await ask(rotated.key)).status).toBe(200);
+    expect((await ask(created.key)).status).toBe(200);
+  });
+
+  it('seeds budgets and rejects a budget without its period', async () => {
+    process.env.GATEWAY_SEED_KEYS = JSON.stringify([
+      { name: `budget-${unique}`, key: `gk-budget-${unique}-zzzzzzzzzzzz`, token_budget: 5000, budget_period: 'month' },
+    ]);
+    try {
+      await seedKeys(cli, io);
+      process.env.GATEWAY_SEED_KEYS = JSON.stringify([{ name: 'y', key: `gk-budget-${unique}-wwwwwwwwwwww`, token_budget: 5 }]);
+      await expect(seedKeys(cli, io)).rejects.toThrow('"token_budget" and "budget_period" go together');
+    } finally {
+      delete process.env.GATEWAY_SEED_KEYS;
+    }
+    lines = [];
+    await listKeys(cli, true, io);
+    const seeded = JSON.parse(lines[0]).find((k: { name: string }) => k.name === `budget-${unique}`);
+    expect(seeded).toMatchObject({ token_budget: 5000, budget_period: 'month' });
   });
 });

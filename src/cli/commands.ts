@@ -4,7 +4,7 @@ import { runMigrations } from '../database/migration-runner';
 import { MIGRATIONS_DIR } from '../database/database-connection';
 import { VirtualKeyService } from '../keys/virtual-key.service';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
-import { keyState } from '../keys/virtual-key.types';
+import { BudgetPeriod, keyState } from '../keys/virtual-key.types';
 import { readSeedKeys } from './seed-keys';
 
 export interface CliOutput {
@@ -18,6 +18,8 @@ export interface KeyCreateOptions {
   tpm?: number;
   models?: string[];
   expires?: Date;
+  budget?: number;
+  budgetPeriod?: BudgetPeriod;
 }
 
 export async function createKey(app: INestApplicationContext, options: KeyCreateOptions, io: CliOutput): Promise<void> {
@@ -27,6 +29,8 @@ export async function createKey(app: INestApplicationContext, options: KeyCreate
     tpmLimit: options.tpm ?? null,
     allowedModels: options.models ?? [],
     expiresAt: options.expires ?? null,
+    tokenBudget: options.budget ?? null,
+    budgetPeriod: options.budgetPeriod ?? null,
   });
   if (options.json) {
     io.out(JSON.stringify({ ...keyJson(key), key: secret }));
@@ -56,6 +60,22 @@ export async function listKeys(app: INestApplicationContext, json: boolean, io: 
 export async function revokeKey(app: INestApplicationContext, idOrName: string, io: CliOutput): Promise<void> {
   const key = await app.get(VirtualKeyService).revoke(idOrName);
   io.out(`Revoked key "${key.name}" (id ${key.id}) at ${key.revokedAt?.toISOString()}.`);
+}
+
+export async function rotateKey(
+  app: INestApplicationContext,
+  idOrName: string,
+  options: { graceSeconds: number; json: boolean },
+  io: CliOutput,
+): Promise<void> {
+  const { key, secret } = await app.get(VirtualKeyService).rotate(idOrName, { graceSeconds: options.graceSeconds });
+  if (options.json) {
+    io.out(JSON.stringify({ ...keyJson(key), key: secret }));
+    return;
+  }
+  const until = key.previousSecretExpiresAt ? `until ${key.previousSecretExpiresAt.toISOString()}` : 'no longer';
+  io.out(`Rotated key "${key.name}" (id ${key.id}); the old secret works ${until}.`);
+  io.out(`New secret (shown once, store it now): ${secret}`);
 }
 
 export async function seedKeys(app: INestApplicationContext, io: CliOutput): Promise<void> {
@@ -89,6 +109,9 @@ function keyJson(key: VirtualKeyView) {
     revoked_at: key.revokedAt?.toISOString() ?? null,
     rpm_limit: key.rpmLimit,
     tpm_limit: key.tpmLimit,
+    token_budget: key.tokenBudget,
+    budget_period: key.budgetPeriod,
     allowed_models: key.allowedModels,
+    previous_secret_expires_at: key.previousSecretExpiresAt?.toISOString() ?? null,
   };
 }

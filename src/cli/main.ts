@@ -2,13 +2,16 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
 import { CliModule } from './cli.module';
-import { createKey, listKeys, migrate, revokeKey, seedKeys } from './commands';
+import { BUDGET_PERIODS, BudgetPeriod } from '../keys/virtual-key.types';
+import { createKey, listKeys, migrate, revokeKey, rotateKey, seedKeys } from './commands';
 
 const USAGE = `Usage: gateway <command>
 
-  keys create --name NAME [--rpm N] [--tpm N] [--models a,b] [--expires ISO-DATE] [--json]
+  keys create --name NAME [--rpm N] [--tpm N] [--budget N --budget-period day|month]
+              [--models a,b] [--expires ISO-DATE] [--json]
   keys list [--json]
   keys revoke <id-or-name>
+  keys rotate <id-or-name> [--grace-seconds N] [--json]   (default grace: 3600 s)
   db migrate        apply pending migrations to DATABASE_URL
   db seed           upsert the keys declared in GATEWAY_SEED_KEYS / GATEWAY_SEED_FILE
 
@@ -27,18 +30,28 @@ async function main(argv: string[]): Promise<number> {
       tpm: { type: 'string' },
       models: { type: 'string' },
       expires: { type: 'string' },
+      budget: { type: 'string' },
+      'budget-period': { type: 'string' },
+      'grace-seconds': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   const [group, command, argument] = positionals;
-  const known = ['keys create', 'keys list', 'keys revoke', 'db migrate', 'db seed'];
+  const known = ['keys create', 'keys list', 'keys revoke', 'keys rotate', 'db migrate', 'db seed'];
   if (values.help || !known.includes(`${group} ${command}`)) {
     process.stderr.write(`${USAGE}\n`);
     return values.help ? 0 : 2;
   }
   if (group === 'keys' && command === 'create' && !values.name) throw new UsageError('keys create needs --name NAME');
-  if (group === 'keys' && command === 'revoke' && !argument) throw new UsageError('keys revoke needs the id or name of a key');
+  if (group === 'keys' && (command === 'revoke' || command === 'rotate') && !argument) {
+    throw new UsageError(`keys ${command} needs the id or name of a key`);
+  }
+  const budgetPeriod = values['budget-period'];
+  if (budgetPeriod !== undefined && !BUDGET_PERIODS.includes(budgetPeriod as BudgetPeriod)) {
+    throw new UsageError(`--budget-period must be one of ${BUDGET_PERIODS.join(', ')}`);
+  }
+  if ((values.budget === undefined) !== (budgetPeriod === undefined)) throw new UsageError('--budget and --budget-period go together');
 
   const app = await NestFactory.createApplicationContext(CliModule, { logger: ['error'] });
   try {
@@ -53,6 +66,8 @@ async function main(argv: string[]): Promise<number> {
             tpm: positiveInt(values.tpm, '--tpm'),
             models: values.models?.split(',').map((m) => m.trim()).filter(Boolean),
             expires: date(values.expires, '--expires'),
+            budget: positiveInt(values.budget, '--budget'),
+            budgetPeriod: budgetPeriod as BudgetPeriod | undefined,
           },
           io,
         );
@@ -62,6 +77,9 @@ async function main(argv: string[]): Promise<number> {
         break;
       case 'keys revoke':
         await revokeKey(app, argument, io);
+        break;
+      case 'keys rotate':
+        await rotateKey(app, argument, { graceSeconds: nonNegativeInt(values['grace-seconds'] ?? '3600', '--grace-seconds'), json: values.json! }, io);
         break;
       case 'db migrate':
         await migrate(app, io);
@@ -82,6 +100,12 @@ function positiveInt(value: string | undefined, flag: string): number | undefine
   if (value === undefined) return undefined;
   const number = Number(value);
   if (!Number.isInteger(number) || number < 1) throw new UsageError(`${flag} must be a positive integer`);
+  return number;
+}
+
+function nonNegativeInt(value: string, flag: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0) throw new UsageError(`${flag} must be a whole number of seconds`);
   return number;
 }
 

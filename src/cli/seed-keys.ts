@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import type { SeedKeyInput } from '../keys/virtual-key.service';
+import { BUDGET_PERIODS, BudgetPeriod } from '../keys/virtual-key.types';
 
 interface DeclaredKey {
   name?: unknown;
@@ -10,12 +11,14 @@ interface DeclaredKey {
   tpm_limit?: unknown;
   allowed_models?: unknown;
   expires_at?: unknown;
+  token_budget?: unknown;
+  budget_period?: unknown;
 }
 
 /**
  * Admin-declared keys, from GATEWAY_SEED_KEYS (a JSON array) and/or the JSON or YAML file named
  * by GATEWAY_SEED_FILE. Each entry: name, and key or key_sha256; optional rpm_limit, tpm_limit,
- * allowed_models, expires_at.
+ * token_budget with budget_period, allowed_models, expires_at.
  */
 export function readSeedKeys(env: NodeJS.ProcessEnv): SeedKeyInput[] {
   const declared: unknown[] = [];
@@ -43,8 +46,18 @@ function toSeedInput(entry: DeclaredKey, index: number): SeedKeyInput {
   if (entry.allowed_models !== undefined && !(Array.isArray(entry.allowed_models) && entry.allowed_models.every((m) => typeof m === 'string'))) {
     throw new Error(`${where}: "allowed_models" must be a list of model names`);
   }
+  const tokenBudget = optionalInt(entry.token_budget, 'token_budget');
+  const budgetPeriod = entry.budget_period ?? null;
+  if (budgetPeriod !== null && !BUDGET_PERIODS.includes(budgetPeriod as BudgetPeriod)) {
+    throw new Error(`${where}: "budget_period" must be one of ${BUDGET_PERIODS.join(', ')}`);
+  }
+  if ((tokenBudget === null) !== (budgetPeriod === null)) {
+    throw new Error(`${where}: "token_budget" and "budget_period" go together`);
+  }
   return {
     name: entry.name,
+    tokenBudget,
+    budgetPeriod: budgetPeriod as BudgetPeriod | null,
     secret: typeof entry.key === 'string' ? entry.key : undefined,
     secretSha256: typeof entry.key_sha256 === 'string' ? entry.key_sha256 : undefined,
     rpmLimit: optionalInt(entry.rpm_limit, 'rpm_limit'),
