@@ -10,12 +10,21 @@ import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { DemoKeyService } from './keys/demo-key.service';
 import { KeysModule } from './keys/keys.module';
+import { ThrottlingModule } from './throttling/throttling.module';
 
 /** Spec 4.1: chat-completion bodies up to 1 MiB (Express would stop at 100 kb). */
 export const COMPLETIONS_BODY_LIMIT = '1mb';
 
 @Module({
-  imports: [AppConfigModule, DatabaseModule.forRoot(), KeysModule, AuthModule, CompletionsModule, HealthModule],
+  imports: [
+    AppConfigModule,
+    DatabaseModule.forRoot(),
+    KeysModule,
+    AuthModule,
+    ThrottlingModule,
+    CompletionsModule,
+    HealthModule,
+  ],
   providers: [
     DemoKeyService,
     { provide: APP_FILTER, useClass: OpenAiExceptionFilter },

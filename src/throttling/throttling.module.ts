@@ -1,0 +1,36 @@
+import { ExecutionContext, Module } from '@nestjs/common';
+import { ThrottlerModule } from '@nestjs/throttler';
+import type { Request } from 'express';
+import { CounterStore } from '../limits/counters/counter-store';
+import { KeyLimitsResolver } from '../limits/key-limits.resolver';
+import { LimitsModule } from '../limits/limits.module';
+import { CounterThrottlerStorage } from './counter-throttler.storage';
+import { KEY_REQUESTS_THROTTLER, KEY_REQUESTS_WINDOW_MS } from './throttler-names';
+
+/**
+ * The throttler for the whole app (ThrottlerModule is global). Its storage is the gateway's
+ * counter store, so every named throttler is shared across instances once REDIS_URL is set.
+ */
+@Module({
+  imports: [
+    ThrottlerModule.forRootAsync({
+      imports: [LimitsModule],
+      inject: [CounterStore, KeyLimitsResolver],
+      useFactory: (counters: CounterStore, limits: KeyLimitsResolver) => ({
+        throttlers: [
+          {
+            name: KEY_REQUESTS_THROTTLER,
+            ttl: KEY_REQUESTS_WINDOW_MS,
+            // The key's own rpmLimit, else KEY_RPM_LIMIT; 0 (no limit) makes the guard step aside.
+            limit: (context: ExecutionContext) => {
+              const key = context.switchToHttp().getRequest<Request>().virtualKey;
+              return key ? (limits.forKey(key).requestsPerMinute ?? 0) : 0;
+            },
+          },
+        ],
+        storage: new CounterThrottlerStorage(counters),
+      }),
+    }),
+  ],
+})
+export class ThrottlingModule {}
