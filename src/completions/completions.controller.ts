@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Post, UseGuards, UseInterceptors } from '@n
 import { CurrentKey } from '../auth/current-key.decorator';
 import { ClientAbortSignal } from '../common/http/client-abort-signal.decorator';
 import { RequestId } from '../common/http/request-id.decorator';
+import { ResponseHeaders, SetResponseHeaders } from '../common/http/response-headers.decorator';
 import { SseInterceptor } from '../common/sse/sse.interceptor';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
 import { KeyThrottlerGuard } from '../throttling/key-throttler.guard';
@@ -23,8 +24,9 @@ export class CompletionsController {
     @CurrentKey() key: VirtualKeyView,
     @RequestId() requestId: string,
     @ClientAbortSignal() signal: AbortSignal,
+    @ResponseHeaders() setHeaders: SetResponseHeaders,
   ): Promise<ChatCompletion | AsyncIterable<ChatCompletionChunk>> {
-    const context = { key, requestId, signal };
+    const context = { key, requestId, signal, setHeaders };
     return body.stream ? this.completions.stream(body, context) : this.completions.complete(body, context);
   }
 }

@@ -2,8 +2,10 @@ import { Injectable, Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { ClientDisconnectedError } from '../common/errors/client-disconnected.error';
 import { GatewayException } from '../common/errors/gateway.exception';
+import type { SetResponseHeaders } from '../common/http/response-headers.decorator';
 import type { DeploymentConfig } from '../config/gateway-config.types';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
+import { TokenLimitsService, TokenReservation } from '../limits/token-limits.service';
 import { estimateTokens } from '../providers/adapters/openai-compatible.mapping';
 import type {
   ChatTurn,
@@ -23,6 +25,7 @@ export interface CompletionContext {
   key: VirtualKeyView;
   requestId: string;
   signal: AbortSignal;
+  setHeaders: SetResponseHeaders;
 }
 
 type PartIterator = AsyncIterator<UpstreamStreamPart>;
@@ -31,18 +34,24 @@ type PartIterator = AsyncIterator<UpstreamStreamPart>;
 export class CompletionsService {
   private readonly logger = new Logger('Completions');
 
-  constructor(private readonly router: DeploymentRouter) {}
+  constructor(
+    private readonly router: DeploymentRouter,
+    private readonly tokenLimits: TokenLimitsService,
+  ) {}
 
   async complete(dto: CreateChatCompletionDto, context: CompletionContext): Promise<ChatCompletion> {
     const started = performance.now();
     const deployments = this.router.deploymentsFor(dto.model, context.key);
     let attempted: DeploymentConfig | null = null;
+    let reservation: TokenReservation | undefined;
     try {
+      reservation = await this.tokenLimits.reserve(context.key, dto, context.setHeaders);
       const { result, deployment } = await this.router.withFailover(deployments, context.signal, (adapter, candidate) => {
         attempted = candidate;
         return adapter.complete(this.upstreamRequest(dto, context, candidate));
       });
       this.record(context, dto, deployment, 'completed', 200, result.usage, started);
+      await this.tokenLimits.settle(reservation, result.usage);
       return {
         id: newCompletionId(),
         object: 'chat.completion',
@@ -59,6 +68,8 @@ export class CompletionsService {
         usage: toWireUsage(result.usage),
       };
     } catch (error) {
+      // Nothing reached the client, so nothing is charged.
+      if (reservation) await this.tokenLimits.settle(reservation, { promptTokens: 0, completionTokens: 0 });
       this.recordFailure(context, dto, attempted, error, { promptTokens: 0, completionTokens: 0 }, started);
       throw error;
     }
@@ -72,7 +83,9 @@ export class CompletionsService {
     const started = performance.now();
     const deployments = this.router.deploymentsFor(dto.model, context.key);
     let attempted: DeploymentConfig | null = null;
+    let reservation: TokenReservation | undefined;
     try {
+      reservation = await this.tokenLimits.reserve(context.key, dto, context.setHeaders);
       const { result, deployment } = await this.router.withFailover(deployments, context.signal, async (adapter, candidate) => {
         attempted = candidate;
         const iterator = (await adapter.stream(this.upstreamRequest(dto, context, candidate)))[Symbol.asyncIterator]();
@@ -83,8 +96,9 @@ export class CompletionsService {
           throw error;
         }
       });
-      return this.chunks(dto, context, deployment, result.iterator, result.first, started);
+      return this.chunks(dto, context, deployment, result.iterator, result.first, started, reservation);
     } catch (error) {
+      if (reservation) await this.tokenLimits.settle(reservation, { promptTokens: 0, completionTokens: 0 });
       this.recordFailure(context, dto, attempted, error, { promptTokens: 0, completionTokens: 0 }, started);
       throw error;
     }
@@ -97,6 +111,7 @@ export class CompletionsService {
     iterator: PartIterator,
     first: IteratorResult<UpstreamStreamPart>,
     started: number,
+    reservation: TokenReservation,
   ): AsyncGenerator<ChatCompletionChunk> {
     const id = newCompletionId();
     const created = unixSeconds();
@@ -142,6 +157,7 @@ export class CompletionsService {
       // and what was already streamed is still counted.
       await iterator.return?.().catch(() => undefined);
       const settled = usage ?? this.estimateUsage(dto, streamed);
+      await this.tokenLimits.settle(reservation, settled);
       if (status === 'completed') this.record(context, dto, deployment, status, 200, settled, started);
       else if (status === 'failed') this.recordFailure(context, dto, deployment, failure, settled, started);
       else this.record(context, dto, deployment, 'aborted', 499, settled, started, 'client_disconnected');

@@ -67,6 +67,10 @@ export class EnvironmentVariables {
   @IsIn(BUDGET_PERIODS)
   KEY_BUDGET_PERIOD: BudgetPeriod = 'month';
 
+  /** Completion tokens reserved for a request without max_tokens, until its real usage is known. */
+  @Transform(toInt) @IsInt() @Min(1)
+  DEFAULT_MAX_TOKENS_RESERVATION = 1024;
+
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'log';
 }
