@@ -27,6 +27,8 @@ export const counterStoreProvider: FactoryProvider<CounterStore> = {
       maxRetriesPerRequest: 0,
       commandTimeout: timeoutMs,
       connectTimeout: timeoutMs,
+      // On shutdown ioredis waits this long for a socket that is already gone (default 2 s).
+      disconnectTimeout: timeoutMs,
       // Keep reconnecting for as long as it takes, at most a second apart, so recovery is quick.
       retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
     });
