@@ -6,6 +6,7 @@ import type { SetResponseHeaders } from '../common/http/response-headers.decorat
 import type { DeploymentConfig } from '../config/gateway-config.types';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
 import { TokenLimitsService, TokenReservation } from '../limits/token-limits.service';
+import { estimatePromptTokens } from '../limits/token-reservation';
 import { estimateTokens } from '../providers/adapters/openai-compatible.mapping';
 import type {
   ChatTurn,
@@ -175,8 +176,7 @@ export class CompletionsService {
   }
 
   private estimateUsage(dto: CreateChatCompletionDto, completion: string): TokenUsage {
-    const prompt = dto.messages.map((message) => message.content ?? '').join('\n');
-    return { promptTokens: estimateTokens(prompt), completionTokens: estimateTokens(completion) };
+    return { promptTokens: estimatePromptTokens(dto.messages), completionTokens: estimateTokens(completion) };
   }
 
   private recordFailure(

@@ -6,7 +6,7 @@ export interface ReservableRequest {
   max_completion_tokens?: number;
 }
 
-/** The same estimate the completions service settles a stream with when the provider sends no usage. */
+/** Also what a stream is settled with when the provider reports no usage, so both always agree. */
 export function estimatePromptTokens(messages: ReservableRequest['messages']): number {
   return estimateTokens(messages.map((message) => message.content ?? '').join('\n'));
 }
