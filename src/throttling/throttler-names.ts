@@ -1,9 +1,11 @@
 import { minutes } from '@nestjs/throttler';
 
 /**
- * Named throttlers of the gateway. Each guard applies only its own name, so adding a throttler
- * for another API (the admin API's 10 per 10 s, spec section 8) is one entry in
- * ThrottlingModule's list plus its guard, and never limits virtual keys twice.
+ * Named throttlers of the gateway. A throttler for another API (the admin API's 10 requests per
+ * 10 s, spec section 8) is one more entry in ThrottlingModule's list, enforced by a ThrottlerGuard
+ * on that API's controller; it shares the counter store, so it holds across instances too.
+ * KeyThrottlerGuard applies only KEY_REQUESTS_THROTTLER, and that one skips requests without a
+ * virtual key, so the two never count each other's requests.
  */
 export const KEY_REQUESTS_THROTTLER = 'key-requests';
 

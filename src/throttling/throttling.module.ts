@@ -21,11 +21,11 @@ import { KEY_REQUESTS_THROTTLER, KEY_REQUESTS_WINDOW_MS } from './throttler-name
           {
             name: KEY_REQUESTS_THROTTLER,
             ttl: KEY_REQUESTS_WINDOW_MS,
-            // The key's own rpmLimit, else KEY_RPM_LIMIT; 0 (no limit) makes the guard step aside.
-            limit: (context: ExecutionContext) => {
-              const key = context.switchToHttp().getRequest<Request>().virtualKey;
-              return key ? (limits.forKey(key).requestsPerMinute ?? 0) : 0;
-            },
+            // Routes without a virtual key (health, the admin API) are never counted here, whichever
+            // ThrottlerGuard runs on them.
+            skipIf: (context: ExecutionContext) => !virtualKeyOf(context),
+            // The key's own rpmLimit, else KEY_RPM_LIMIT; 0 (no limit) makes KeyThrottlerGuard step aside.
+            limit: (context: ExecutionContext) => limits.forKey(virtualKeyOf(context)!).requestsPerMinute ?? 0,
           },
         ],
         storage: new CounterThrottlerStorage(counters),
@@ -34,3 +34,7 @@ import { KEY_REQUESTS_THROTTLER, KEY_REQUESTS_WINDOW_MS } from './throttler-name
   ],
 })
 export class ThrottlingModule {}
+
+function virtualKeyOf(context: ExecutionContext) {
+  return context.switchToHttp().getRequest<Request>().virtualKey;
+}
