@@ -13,12 +13,23 @@ import { DemoKeyService } from './keys/demo-key.service';
 import { KeysModule } from './keys/keys.module';
 import { RequestDrain } from './usage/request-drain.service';
 import { UsageModule } from './usage/usage.module';
+import { ThrottlingModule } from './throttling/throttling.module';
 
 /** Spec 4.1: chat-completion bodies up to 1 MiB (Express would stop at 100 kb). */
 export const COMPLETIONS_BODY_LIMIT = '1mb';
 
 @Module({
-  imports: [AppConfigModule, DatabaseModule.forRoot(), UsageModule, KeysModule, AuthModule, CompletionsModule, AdminModule, HealthModule],
+  imports: [
+    AppConfigModule,
+    DatabaseModule.forRoot(),
+    UsageModule,
+    KeysModule,
+    AuthModule,
+    ThrottlingModule,
+    CompletionsModule,
+    AdminModule,
+    HealthModule,
+  ],
   providers: [
     DemoKeyService,
     { provide: APP_FILTER, useClass: OpenAiExceptionFilter },

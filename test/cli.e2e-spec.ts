@@ -94,9 +94,9 @@ describe('key management CLI (same service as the gateway)', () => {
   });
 
   it('rotates a key: a new secret once, the old one kept for the grace period', async () => {
-    await createKey(cli, { name: `rotate-${unique}`, json: true, budget: 1000, budgetPeriod: 'day' }, io);
+    await createKey(cli, { name: `rotate-${unique}`, json: true, budget: 100_000, budgetPeriod: 'day' }, io);
     const created = JSON.parse(lines[0]);
-    expect(created).toMatchObject({ token_budget: 1000, budget_period: 'day' });
+    expect(created).toMatchObject({ token_budget: 100_000, budget_period: 'day' });
     lines = [];
     await rotateKey(cli, `rotate-${unique}`, { graceSeconds: 600, json: true }, io);
     const rotated = JSON.parse(lines[0]);

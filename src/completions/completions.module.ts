@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
+import { LimitsModule } from '../limits/limits.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { CompletionsController } from './completions.controller';
 import { CompletionsService } from './completions.service';
 import { DeploymentRouter } from './deployment-router.service';
 
 @Module({
-  imports: [ProvidersModule],
+  imports: [ProvidersModule, LimitsModule],
   controllers: [CompletionsController],
   providers: [CompletionsService, DeploymentRouter],
 })

@@ -5,6 +5,7 @@ import type { VirtualKeyView } from '../keys/virtual-key.types';
 import { estimateTokens } from '../providers/adapters/openai-compatible.mapping';
 import type { ProviderAdapter, TokenUsage, UpstreamStreamPart } from '../providers/provider-adapter.interface';
 import { ProviderRegistry } from '../providers/provider-registry.service';
+import type { TokenLimitsService } from '../limits/token-limits.service';
 import type { UsageRecorder } from '../usage/usage-recorder.service';
 import { CompletionsService } from './completions.service';
 import { DeploymentRouter } from './deployment-router.service';
@@ -45,13 +46,15 @@ function serviceStreaming(parts: UpstreamStreamPart[]) {
   };
   const config = new GatewayConfigService(parseGatewayConfig({ models: { 'alpha-k3': [{ provider: 'mock' }] } }, {}));
   const usage = { record: jest.fn() } as unknown as UsageRecorder;
-  const service = new CompletionsService(new DeploymentRouter(config, new ProviderRegistry([adapter])), usage);
+  // Limits are not what these tests are about: every reservation is granted and settles silently.
+  const tokenLimits = { reserve: async () => ({}), settle: async () => undefined } as unknown as TokenLimitsService;
+  const service = new CompletionsService(new DeploymentRouter(config, new ProviderRegistry([adapter])), usage, tokenLimits);
   // record() is where the outcome leaves the service (the log line and the usage row).
   const record = jest.spyOn(service as any, 'record').mockImplementation(() => undefined);
   return { service, upstream, record };
 }
 
-const context = () => ({ key, requestId: 'req_1', signal: new AbortController().signal });
+const context = () => ({ key, requestId: 'req_1', signal: new AbortController().signal, setHeaders: () => undefined });
 
 /** The one outcome recorded: record(context, dto, deployment, status, httpStatus, usage, ...). */
 function outcome(record: jest.SpyInstance) {

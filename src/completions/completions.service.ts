@@ -3,8 +3,11 @@ import { performance } from 'node:perf_hooks';
 import { replayFirst } from '../common/async/replay-first';
 import { ClientDisconnectedError } from '../common/errors/client-disconnected.error';
 import { GatewayException } from '../common/errors/gateway.exception';
+import type { SetResponseHeaders } from '../common/http/response-headers.decorator';
 import type { DeploymentConfig } from '../config/gateway-config.types';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
+import { TokenLimitsService, TokenReservation } from '../limits/token-limits.service';
+import { estimatePromptTokens } from '../limits/token-reservation';
 import { estimateTokens } from '../providers/adapters/openai-compatible.mapping';
 import type {
   ChatTurn,
@@ -25,6 +28,7 @@ export interface CompletionContext {
   key: VirtualKeyView;
   requestId: string;
   signal: AbortSignal;
+  setHeaders: SetResponseHeaders;
 }
 
 type PartIterator = AsyncIterator<UpstreamStreamPart>;
@@ -41,11 +45,14 @@ export class CompletionsService {
   constructor(
     private readonly router: DeploymentRouter,
     private readonly usage: UsageRecorder,
+    private readonly tokenLimits: TokenLimitsService,
   ) {}
 
   async complete(dto: CreateChatCompletionDto, context: CompletionContext): Promise<ChatCompletion> {
     const started = performance.now();
     const deployments = this.router.deploymentsFor(dto.model, context.key);
+    // A refused reservation (429) is a rejection like the rate limiter's, not a usage record.
+    const reservation = await this.tokenLimits.reserve(context.key, dto, context.setHeaders);
     let attempted: DeploymentConfig | null = null;
     try {
       const { result, deployment } = await this.router.withFailover(deployments, context.signal, (adapter, candidate) => {
@@ -53,6 +60,7 @@ export class CompletionsService {
         return adapter.complete(this.upstreamRequest(dto, context, candidate));
       });
       this.record(context, dto, deployment, 'completed', 200, result.usage, started);
+      await this.tokenLimits.settle(reservation, result.usage);
       return {
         id: newCompletionId(),
         object: 'chat.completion',
@@ -69,6 +77,8 @@ export class CompletionsService {
         usage: toWireUsage(result.usage),
       };
     } catch (error) {
+      // Nothing reached the client, so nothing is charged.
+      await this.tokenLimits.settle(reservation, { promptTokens: 0, completionTokens: 0 });
       this.recordFailure(context, dto, attempted, error, { promptTokens: 0, completionTokens: 0 }, started);
       throw error;
     }
@@ -81,6 +91,7 @@ export class CompletionsService {
   async stream(dto: CreateChatCompletionDto, context: CompletionContext): Promise<AsyncIterable<ChatCompletionChunk>> {
     const started = performance.now();
     const deployments = this.router.deploymentsFor(dto.model, context.key);
+    const reservation = await this.tokenLimits.reserve(context.key, dto, context.setHeaders);
     let attempted: DeploymentConfig | null = null;
     let opened: { result: PeekedStream; deployment: DeploymentConfig };
     try {
@@ -95,13 +106,14 @@ export class CompletionsService {
         }
       });
     } catch (error) {
+      await this.tokenLimits.settle(reservation, { promptTokens: 0, completionTokens: 0 });
       this.recordFailure(context, dto, attempted, error, { promptTokens: 0, completionTokens: 0 }, started);
       throw error;
     }
     const { result, deployment } = opened;
     // Started here, not by the SSE writer: from now on only the generator's finally closes the
     // upstream and records the outcome, and it must run even if the client is already gone.
-    const chunks = this.chunks(dto, context, deployment, result.iterator, result.first, started);
+    const chunks = this.chunks(dto, context, deployment, result.iterator, result.first, started, reservation);
     return replayFirst(await chunks.next(), chunks);
   }
 
@@ -112,6 +124,7 @@ export class CompletionsService {
     iterator: PartIterator,
     first: IteratorResult<UpstreamStreamPart>,
     started: number,
+    reservation: TokenReservation,
   ): AsyncGenerator<ChatCompletionChunk> {
     const id = newCompletionId();
     const created = unixSeconds();
@@ -161,6 +174,7 @@ export class CompletionsService {
       // and what was already streamed is still counted.
       await iterator.return?.().catch(() => undefined);
       const settled = usage ?? this.estimateUsage(dto, streamed);
+      await this.tokenLimits.settle(reservation, settled);
       if (status === 'completed') this.record(context, dto, deployment, status, 200, settled, started);
       else if (status === 'failed') this.recordFailure(context, dto, deployment, failure, settled, started);
       else this.record(context, dto, deployment, 'aborted', 499, settled, started, 'client_disconnected');
@@ -178,8 +192,7 @@ export class CompletionsService {
   }
 
   private estimateUsage(dto: CreateChatCompletionDto, completion: string): TokenUsage {
-    const prompt = dto.messages.map((message) => message.content ?? '').join('\n');
-    return { promptTokens: estimateTokens(prompt), completionTokens: estimateTokens(completion) };
+    return { promptTokens: estimatePromptTokens(dto.messages), completionTokens: estimateTokens(completion) };
   }
 
   private recordFailure(

@@ -1,5 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength, validateSync } from 'class-validator';
+import { BUDGET_PERIODS, BudgetPeriod } from '../limits/budget-period';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
 
@@ -61,8 +62,33 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000)
   SHUTDOWN_DRAIN_TIMEOUT_MS = 30_000;
 
+  /** Shared storage for rate limits and budgets; without it they are counted in memory, per instance. */
   @Transform(emptyToUndefined) @IsOptional() @IsString()
   REDIS_URL?: string;
+
+  /** Prefix of every Redis key the gateway writes, so several deployments can share one Redis. */
+  @IsString()
+  REDIS_KEY_PREFIX = 'gateway:';
+
+  /** Longest wait for one Redis command or connection attempt before limits fall back to memory. */
+  @Transform(toInt) @IsInt() @Min(10) @Max(10_000)
+  REDIS_TIMEOUT_MS = 500;
+
+  /** Requests per minute for a key whose rpm_limit is not set (spec section 8); 0 means no limit. */
+  @Transform(toInt) @IsInt() @Min(0)
+  KEY_RPM_LIMIT = 100;
+
+  /** Tokens per budget period for a key without a budget of its own; unset or 0 means no budget. */
+  @Transform(toInt) @IsOptional() @IsInt() @Min(0)
+  KEY_TOKEN_BUDGET?: number;
+
+  /** The calendar period (UTC) a token budget covers. */
+  @IsIn(BUDGET_PERIODS)
+  KEY_BUDGET_PERIOD: BudgetPeriod = 'month';
+
+  /** Completion tokens reserved for a request without max_tokens, until its real usage is known. */
+  @Transform(toInt) @IsInt() @Min(1)
+  DEFAULT_MAX_TOKENS_RESERVATION = 1024;
 
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'log';

@@ -1,0 +1,14 @@
+// Names of the limit counters, relative to the store's prefix. The `{…}` part is a Redis Cluster
+// hash tag: all counters of one virtual key hash to one slot, so one script may touch several.
+
+export function requestCounterKey(throttlerName: string, tracker: string): string {
+  return `limits:{${tracker}}:${throttlerName}`;
+}
+
+export function tokensPerMinuteCounterKey(keyId: string): string {
+  return `limits:{${keyId}}:tpm`;
+}
+
+export function budgetCounterKey(keyId: string, periodId: string): string {
+  return `limits:{${keyId}}:budget:${periodId}`;
+}

@@ -1,0 +1,51 @@
+import { FactoryProvider, Logger } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { Redis } from 'ioredis';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CounterStore } from './counter-store';
+import { FailoverCounterStore } from './failover-counter-store';
+import { MemoryCounterStore } from './memory-counter-store';
+import { RedisCounterStore } from './redis-counter-store';
+
+/** Memory counters without REDIS_URL; Redis counters with a per-instance fallback with it. */
+export const counterStoreProvider: FactoryProvider<CounterStore> = {
+  provide: CounterStore,
+  inject: [ConfigService],
+  useFactory: async (config: ConfigService): Promise<CounterStore> => {
+    const url = config.get<string>('REDIS_URL');
+    const logger = new Logger('RateLimits');
+    if (!url) {
+      logger.log('REDIS_URL is not set: rate limits and budgets are counted in memory, per instance');
+      return new MemoryCounterStore();
+    }
+    const timeoutMs = config.get<number>('REDIS_TIMEOUT_MS') ?? 500;
+    const redis = new Redis(url, {
+      // Fail a command at once while disconnected instead of queueing it until a reconnect: a
+      // request must never wait for Redis to come back.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: timeoutMs,
+      connectTimeout: timeoutMs,
+      // On shutdown ioredis waits this long for a socket that is already gone (default 2 s).
+      disconnectTimeout: timeoutMs,
+      // Keep reconnecting for as long as it takes, at most a second apart, so recovery is quick.
+      retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+    });
+    const store = new FailoverCounterStore(
+      redis,
+      new RedisCounterStore(redis, config.get<string>('REDIS_KEY_PREFIX') ?? 'gateway:'),
+      new MemoryCounterStore(),
+    );
+    // Give the first connection a moment so the first requests are counted in Redis, but never
+    // let a dead Redis hold up the boot.
+    const settled = new AbortController();
+    const options = { signal: settled.signal };
+    await Promise.race([once(redis, 'ready', options), once(redis, 'error', options), sleep(timeoutMs * 2, undefined, options)]).catch(
+      () => undefined,
+    );
+    settled.abort();
+    if (redis.status === 'ready') logger.log('Rate limits and budgets are counted in Redis, shared by all instances');
+    return store;
+  },
+};

@@ -1,0 +1,20 @@
+import { estimatePromptTokens, reservationTokens } from './token-reservation';
+
+describe('reservationTokens', () => {
+  const messages = [
+    { content: 'x'.repeat(39) },
+    { content: null },
+  ];
+
+  it('estimates the prompt at four characters a token over all message texts', () => {
+    // 39 characters + 1 newline + 0 = 40 characters.
+    expect(estimatePromptTokens(messages)).toBe(10);
+  });
+
+  it('adds max_completion_tokens, else max_tokens, else the configured default', () => {
+    expect(reservationTokens({ messages, max_completion_tokens: 7, max_tokens: 50 }, 1024)).toEqual({ min: 17, max: 17 });
+    expect(reservationTokens({ messages, max_tokens: 50 }, 1024)).toEqual({ min: 60, max: 60 });
+    expect(reservationTokens({ messages }, 1024)).toEqual({ min: 11, max: 1034 });
+  });
+
+});

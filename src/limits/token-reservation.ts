@@ -1,0 +1,26 @@
+import { estimateTokens } from '../providers/adapters/openai-compatible.mapping';
+
+export interface ReservableRequest {
+  messages: Array<{ content?: string | null }>;
+  max_tokens?: number;
+  max_completion_tokens?: number;
+}
+
+/** Also what a stream is settled with when the provider reports no usage, so both always agree. */
+export function estimatePromptTokens(messages: ReservableRequest['messages']): number {
+  return estimateTokens(messages.map((message) => message.content ?? '').join('\n'));
+}
+
+/**
+ * What a request reserves before the upstream call: the prompt estimate plus the completion cap
+ * the client asked for (`min` = `max`). Without a cap, `defaultMaxTokens` is only a guess: the
+ * request needs room for the prompt and one token (`min`) and reserves up to the default (`max`)
+ * as far as the limits have room, so a key whose limit is below the default stays usable without
+ * max_tokens. Settlement corrects either to the real usage afterwards.
+ */
+export function reservationTokens(request: ReservableRequest, defaultMaxTokens: number): { min: number; max: number } {
+  const prompt = estimatePromptTokens(request.messages);
+  const requested = request.max_completion_tokens ?? request.max_tokens;
+  if (requested !== undefined) return { min: prompt + requested, max: prompt + requested };
+  return { min: prompt + 1, max: prompt + defaultMaxTokens };
+}

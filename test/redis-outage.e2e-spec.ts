@@ -1,0 +1,129 @@
+import { Logger } from '@nestjs/common';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { CounterStore } from '../src/limits/counters/counter-store';
+import type { FailoverCounterStore } from '../src/limits/counters/failover-counter-store';
+import { testRedisNamespace } from './support/redis';
+import { TcpProxy } from './support/tcp-proxy';
+import { startTestApp, TestApp } from './support/test-app';
+
+// The documented policy when Redis fails: keep serving, count limits in each instance's memory,
+// log it once (then at most every 30 s), and go back to Redis as soon as it answers again.
+// "Redis" here is a TCP proxy in front of the machine's Redis, stopped and started by the test.
+
+const namespace = testRedisNamespace();
+const REDIS_HOST = '127.0.0.1';
+const REDIS_PORT = 6379;
+
+function chat(app: TestApp, key: string) {
+  return request(app.url)
+    .post('/v1/chat/completions')
+    .set('Authorization', `Bearer ${key}`)
+    .send({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }] });
+}
+
+async function remainingAfterOneRequest(app: TestApp, key: string): Promise<string> {
+  const response = await chat(app, key);
+  expect(response.status).toBe(200);
+  return response.headers['x-ratelimit-remaining-requests'];
+}
+
+async function unusedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function logged(spy: jest.SpyInstance, text: string): string[] {
+  return spy.mock.calls.map(([message]) => String(message)).filter((message) => message.includes(text));
+}
+
+async function until(condition: () => boolean, timeoutMs = 8_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+  expect(condition()).toBe(true);
+}
+
+describe('when Redis fails', () => {
+  let errors: jest.SpyInstance;
+  let infos: jest.SpyInstance;
+
+  beforeEach(() => {
+    errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    infos = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+  });
+
+  afterEach(() => jest.restoreAllMocks());
+
+  afterAll(() => namespace.cleanup());
+
+  it('keeps serving with per-instance limits when Redis is unreachable, and logs it once', async () => {
+    const gateway = await startTestApp({ env: { REDIS_URL: `redis://127.0.0.1:${await unusedPort()}`, REDIS_TIMEOUT_MS: '200' } });
+    try {
+      const key = await gateway.createKey({ rpmLimit: 3 });
+      expect([
+        await remainingAfterOneRequest(gateway, key),
+        await remainingAfterOneRequest(gateway, key),
+        await remainingAfterOneRequest(gateway, key),
+      ]).toEqual(['2', '1', '0']);
+      expect((await chat(gateway, key)).status).toBe(429);
+      expect(logged(errors, 'Redis limit storage')).toEqual([
+        expect.stringContaining('Redis limit storage unavailable (connect ECONNREFUSED'),
+      ]);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('falls back to memory while Redis is down and goes back to the shared count when it returns', async () => {
+    const proxy = new TcpProxy(REDIS_HOST, REDIS_PORT);
+    await proxy.start();
+    const gateway = await startTestApp({
+      env: { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_KEY_PREFIX: namespace.prefix, REDIS_TIMEOUT_MS: '200' },
+    });
+    const store = gateway.app.get<FailoverCounterStore>(CounterStore);
+    try {
+      const key = await gateway.createKey({ rpmLimit: 5 });
+      expect(await remainingAfterOneRequest(gateway, key)).toBe('4');
+
+      await proxy.stop();
+      // This instance's memory starts its own count.
+      expect(await remainingAfterOneRequest(gateway, key)).toBe('4');
+      expect(await remainingAfterOneRequest(gateway, key)).toBe('3');
+      expect(logged(errors, 'Redis limit storage unavailable')).toHaveLength(1);
+
+      await proxy.start();
+      await until(() => store.usingRedis);
+      // Back on Redis, which still holds the one request counted before the outage.
+      expect(await remainingAfterOneRequest(gateway, key)).toBe('3');
+      expect(logged(infos, 'Redis limit storage is back after')).toEqual([
+        expect.stringContaining('2 limit checks were counted per instance meanwhile'),
+      ]);
+    } finally {
+      await gateway.close();
+      await proxy.stop();
+    }
+  }, 15_000);
+
+  it('does not let a Redis that stops answering hold up requests', async () => {
+    const proxy = new TcpProxy(REDIS_HOST, REDIS_PORT);
+    await proxy.start();
+    const gateway = await startTestApp({
+      env: { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_KEY_PREFIX: namespace.prefix, REDIS_TIMEOUT_MS: '200' },
+    });
+    try {
+      const key = await gateway.createKey({ rpmLimit: 5 });
+      expect(await remainingAfterOneRequest(gateway, key)).toBe('4');
+      proxy.hang();
+      // The command times out after REDIS_TIMEOUT_MS and the request is counted in memory.
+      expect(await remainingAfterOneRequest(gateway, key)).toBe('4');
+      expect(logged(errors, 'Redis limit storage unavailable')).toEqual([expect.stringContaining('Command timed out')]);
+    } finally {
+      await gateway.close();
+      await proxy.stop();
+    }
+  });
+});
