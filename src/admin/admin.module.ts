@@ -1,7 +1,10 @@
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { ThrottlerStorageService, type ThrottlerModuleOptions } from '@nestjs/throttler';
+import type { ThrottlerModuleOptions } from '@nestjs/throttler';
 import { KeysModule } from '../keys/keys.module';
+import { CounterStore } from '../limits/counters/counter-store';
+import { LimitsModule } from '../limits/limits.module';
+import { CounterThrottlerStorage } from '../throttling/counter-throttler.storage';
 import { AdminKeysController } from './admin-keys.controller';
 import { AdminThrottlerOptions, AdminThrottlerStorage } from './admin-throttler.guard';
 import { AdminUsageController } from './admin-usage.controller';
@@ -14,7 +17,7 @@ export const ADMIN_BODY_LIMIT = '100kb';
  * v1 contract): key management and usage reports, on the same services as the CLI and seed.
  */
 @Module({
-  imports: [KeysModule],
+  imports: [KeysModule, LimitsModule],
   controllers: [AdminKeysController, AdminUsageController],
   providers: [
     {
@@ -24,8 +27,9 @@ export const ADMIN_BODY_LIMIT = '100kb';
         throttlers: [{ name: 'default', limit: config.get<number>('ADMIN_RATE_LIMIT') ?? 10, ttl: config.get<number>('ADMIN_RATE_WINDOW_MS') ?? 10_000 }],
       }),
     },
-    // In-process counts: per instance, as spec 8 rule 1 allows until shared storage is configured.
-    { provide: AdminThrottlerStorage, useFactory: () => new ThrottlerStorageService() },
+    // The gateway's counter store: shared by every instance once REDIS_URL is set (spec 8 rule 1),
+    // per instance in memory otherwise, with the same Redis failure policy as the key limits.
+    { provide: AdminThrottlerStorage, inject: [CounterStore], useFactory: (counters: CounterStore) => new CounterThrottlerStorage(counters) },
   ],
 })
 export class AdminModule {}
