@@ -33,20 +33,20 @@ describe('key management CLI (same service as the gateway)', () => {
     await createKey(cli, { name: `cli-${unique}`, json: true, rpm: 30, models: ['alpha-k3'] }, io);
     expect(lines).toHaveLength(1);
     const created = JSON.parse(lines[0]);
-    expect(created).toMatchObject({ name: `cli-${unique}`, state: 'active', rpm_limit: 30, allowed_models: ['alpha-k3'] });
-    expect(created.key).toMatch(/^gk-[A-Za-z0-9_-]{43}$/);
-    expect((await ask(created.key)).status).toBe(200);
+    expect(created).toMatchObject({ name: `cli-${unique}`, status: 'active', rpm_limit: 30, allowed_models: ['alpha-k3'] });
+    expect(created.secret).toMatch(/^gk-[A-Za-z0-9_-]{43}$/);
+    expect((await ask(created.secret)).status).toBe(200);
 
     lines = [];
     await listKeys(cli, true, io);
     const listed = JSON.parse(lines[0]).find((k: { name: string }) => k.name === `cli-${unique}`);
-    expect(listed.key_prefix).toBe(created.key.slice(0, 10));
-    expect(JSON.stringify(JSON.parse(lines[0]))).not.toContain(created.key);
+    expect(listed.key_prefix).toBe(created.secret.slice(0, 10));
+    expect(JSON.stringify(JSON.parse(lines[0]))).not.toContain(created.secret);
 
     lines = [];
     await revokeKey(cli, `cli-${unique}`, io);
     expect(lines[0]).toMatch(/^Revoked key/);
-    expect((await ask(created.key)).body.error.code).toBe('key_revoked');
+    expect((await ask(created.secret)).body.error.code).toBe('key_revoked');
   });
 
   it('refuses a duplicate name', async () => {
@@ -100,10 +100,10 @@ describe('key management CLI (same service as the gateway)', () => {
     lines = [];
     await rotateKey(cli, `rotate-${unique}`, { graceSeconds: 600, json: true }, io);
     const rotated = JSON.parse(lines[0]);
-    expect(rotated.key).not.toBe(created.key);
+    expect(rotated.secret).not.toBe(created.secret);
     expect(Date.parse(rotated.previous_secret_expires_at)).toBeGreaterThan(Date.now() + 590_000);
-    expect((await ask(rotated.key)).status).toBe(200);
-    expect((await ask(created.key)).status).toBe(200);
+    expect((await ask(rotated.secret)).status).toBe(200);
+    expect((await ask(created.secret)).status).toBe(200);
   });
 
   it('seeds budgets and rejects a budget without its period', async () => {

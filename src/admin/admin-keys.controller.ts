@@ -5,7 +5,7 @@ import { GatewayConfigService } from '../config/gateway-config.service';
 import { VirtualKeyService } from '../keys/virtual-key.service';
 import { AdminThrottlerGuard } from './admin-throttler.guard';
 import { AdminGuard } from './admin.guard';
-import { presentCreatedKey, presentKey } from './admin-key.presenter';
+import { presentCreatedKey, presentKey } from '../keys/virtual-key.presenter';
 import { CreateKeyDto } from './dto/create-key.dto';
 import { toKeySettings } from './dto/key-settings.dto';
 import { DEFAULT_ROTATION_GRACE_SECONDS, RotateKeyDto } from './dto/rotate-key.dto';

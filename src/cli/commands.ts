@@ -2,8 +2,8 @@ import { ConfigService } from '@nestjs/config';
 import type { INestApplicationContext } from '@nestjs/common';
 import { runMigrations } from '../database/migration-runner';
 import { MIGRATIONS_DIR } from '../database/database-connection';
+import { presentCreatedKey, presentKey } from '../keys/virtual-key.presenter';
 import { VirtualKeyService } from '../keys/virtual-key.service';
-import type { VirtualKeyView } from '../keys/virtual-key.types';
 import { BudgetPeriod, keyState } from '../keys/virtual-key.types';
 import { readSeedKeys } from './seed-keys';
 
@@ -33,7 +33,7 @@ export async function createKey(app: INestApplicationContext, options: KeyCreate
     budgetPeriod: options.budgetPeriod ?? null,
   });
   if (options.json) {
-    io.out(JSON.stringify({ ...keyJson(key), key: secret }));
+    io.out(JSON.stringify(presentCreatedKey({ key, secret })));
     return;
   }
   io.out(`Created key "${key.name}" (id ${key.id}).`);
@@ -43,7 +43,7 @@ export async function createKey(app: INestApplicationContext, options: KeyCreate
 export async function listKeys(app: INestApplicationContext, json: boolean, io: CliOutput): Promise<void> {
   const keys = await app.get(VirtualKeyService).list();
   if (json) {
-    io.out(JSON.stringify(keys.map(keyJson)));
+    io.out(JSON.stringify(keys.map(presentKey)));
     return;
   }
   if (keys.length === 0) {
@@ -70,7 +70,7 @@ export async function rotateKey(
 ): Promise<void> {
   const { key, secret } = await app.get(VirtualKeyService).rotate(idOrName, { graceSeconds: options.graceSeconds });
   if (options.json) {
-    io.out(JSON.stringify({ ...keyJson(key), key: secret }));
+    io.out(JSON.stringify(presentCreatedKey({ key, secret })));
     return;
   }
   const until = key.previousSecretExpiresAt ? `until ${key.previousSecretExpiresAt.toISOString()}` : 'no longer';
@@ -96,22 +96,4 @@ export async function migrate(app: INestApplicationContext, io: CliOutput): Prom
   }
   const report = await runMigrations(url, MIGRATIONS_DIR, (message) => io.out(message));
   io.out(`Database schema up to date (${report.applied.length} applied, ${report.alreadyApplied} already applied).`);
-}
-
-function keyJson(key: VirtualKeyView) {
-  return {
-    id: key.id,
-    name: key.name,
-    key_prefix: key.keyPrefix,
-    state: keyState(key),
-    created_at: key.createdAt.toISOString(),
-    expires_at: key.expiresAt?.toISOString() ?? null,
-    revoked_at: key.revokedAt?.toISOString() ?? null,
-    rpm_limit: key.rpmLimit,
-    tpm_limit: key.tpmLimit,
-    token_budget: key.tokenBudget,
-    budget_period: key.budgetPeriod,
-    allowed_models: key.allowedModels,
-    previous_secret_expires_at: key.previousSecretExpiresAt?.toISOString() ?? null,
-  };
 }

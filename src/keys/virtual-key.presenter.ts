@@ -1,6 +1,6 @@
-import { keyState, type CreatedVirtualKey, type VirtualKeyView } from '../keys/virtual-key.types';
+import { keyState, type CreatedVirtualKey, type VirtualKeyView } from './virtual-key.types';
 
-/** A key as the admin API shows it: snake_case, never a hash, the secret only when new. */
+/** A key as the admin API and the CLI show it: snake_case, never a hash, the secret only when new. */
 export function presentKey(key: VirtualKeyView) {
   return {
     object: 'virtual_key' as const,
