@@ -12,6 +12,34 @@ export interface UsageCount {
   latencyMs: number;
 }
 
+const INSERT_BATCH = `
+INSERT INTO "usage_records" ("id", "created_at", "request_id", "key_id", "public_model", "deployment", "status",
+  "http_status", "error_code", "stream", "prompt_tokens", "completion_tokens", "latency_ms")
+SELECT "id", "created_at", "request_id", "key_id", "public_model", "deployment", "status",
+  "http_status", "error_code", "stream", "prompt_tokens", "completion_tokens", "latency_ms"
+FROM jsonb_to_recordset($1::jsonb) AS r("id" uuid, "created_at" timestamptz, "request_id" text, "key_id" uuid,
+  "public_model" text, "deployment" text, "status" "usage_status", "http_status" integer, "error_code" text,
+  "stream" boolean, "prompt_tokens" integer, "completion_tokens" integer, "latency_ms" integer)
+ON CONFLICT DO NOTHING`;
+
+function toRecord(row: UsageRow) {
+  return {
+    id: row.id,
+    created_at: row.createdAt.toISOString(),
+    request_id: row.requestId,
+    key_id: row.keyId,
+    public_model: row.publicModel,
+    deployment: row.deployment,
+    status: row.status,
+    http_status: row.httpStatus,
+    error_code: row.errorCode,
+    stream: row.stream,
+    prompt_tokens: row.promptTokens,
+    completion_tokens: row.completionTokens,
+    latency_ms: row.latencyMs,
+  };
+}
+
 /** Prisma queries for usage records, and nothing else. */
 @Injectable()
 export class UsageRepository {
@@ -20,9 +48,13 @@ export class UsageRepository {
   /**
    * One multi-row INSERT. Rows carry their own id and time, so a batch retried after an error
    * whose commit actually went through is skipped rather than counted twice.
+   *
+   * Raw SQL with the whole batch as one JSON parameter: Prisma's createMany compiles a query per
+   * batch in WebAssembly on the event loop, measured at about 80 ms for 400 rows, which showed up
+   * as the gateway's p99 latency. This costs one JSON.stringify.
    */
   async insertMany(rows: UsageRow[]): Promise<void> {
-    await this.prisma.usageRecord.createMany({ data: rows, skipDuplicates: true });
+    await this.prisma.$executeRawUnsafe(INSERT_BATCH, JSON.stringify(rows.map(toRecord)));
   }
 
   /** Counts and sums per group and status; the caller folds the statuses together. */
