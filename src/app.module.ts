@@ -1,4 +1,4 @@
-import { MiddlewareConsumer, Module, NestModule, OnModuleDestroy, RequestMethod, ValidationPipe } from '@nestjs/common';
+import { Logger, MiddlewareConsumer, Module, NestModule, OnModuleDestroy, RequestMethod, ValidationPipe } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ADMIN_BODY_LIMIT, AdminModule } from './admin/admin.module';
 import { AuthModule } from './auth/auth.module';
@@ -58,6 +58,8 @@ export class AppModule implements NestModule, OnModuleDestroy {
    * flush (beforeApplicationShutdown) and closing the database (onApplicationShutdown) follow.
    */
   async onModuleDestroy(): Promise<void> {
+    // A log line tells a clean stop from a kill.
+    Logger.log(`shutting down: ${this.requests.inFlight} request(s) in flight`, 'Bootstrap');
     await this.requests.drain();
   }
 }

@@ -114,7 +114,7 @@ describe('admin API: keys', () => {
   it.each([
     ['no name', { name: undefined }, 'name'],
     ['an empty name', { name: '' }, 'name'],
-    ['rpm_limit 0', { rpm_limit: 0 }, 'rpm_limit'],
+    ['rpm_limit -1', { rpm_limit: -1 }, 'rpm_limit'],
     ['a fractional tpm_limit', { tpm_limit: 1.5 }, 'tpm_limit'],
     ['an unknown budget period', { token_budget: 10, budget_period: 'week' }, 'budget_period'],
     ['a budget without a period', { token_budget: 10 }, 'budget_period'],

@@ -20,7 +20,7 @@ describe('key management CLI (same service as the gateway)', () => {
       .send({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }] });
 
   beforeAll(async () => {
-    cli = await NestFactory.createApplicationContext(CliModule, { logger: false });
+    cli = await NestFactory.createApplicationContext(CliModule.forCommand({ allowUnmigrated: false }), { logger: false });
     gateway = await startTestApp({ env: { KEY_CACHE_TTL_MS: '0' } });
   });
   beforeEach(() => (lines = []));
@@ -121,5 +121,15 @@ describe('key management CLI (same service as the gateway)', () => {
     await listKeys(cli, true, io);
     const seeded = JSON.parse(lines[0]).find((k: { name: string }) => k.name === `budget-${unique}`);
     expect(seeded).toMatchObject({ token_budget: 5000, budget_period: 'month' });
+  });
+
+  it('takes 0 as "no limit" for a key, even where the gateway has a default', async () => {
+    await createKey(cli, { name: `unlimited-${unique}`, json: true, rpm: 0 }, io);
+    const response = await ask(JSON.parse(lines[0]).secret);
+    expect(response.status).toBe(200);
+    expect(response.headers['x-ratelimit-limit-requests']).toBeUndefined();
+    lines = [];
+    await createKey(cli, { name: `limited-${unique}`, json: true }, io);
+    expect((await ask(JSON.parse(lines[0]).secret)).headers['x-ratelimit-limit-requests']).toBe('100');
   });
 });

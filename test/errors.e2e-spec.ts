@@ -165,6 +165,19 @@ describe('every error answers in the envelope with the right status', () => {
     expectEnvelope(response.body, 429, 'upstream_rate_limited');
   });
 
+  it('429 with a Retry-After even when the provider sent none', async () => {
+    upstream.next(errorResponse(429, { error: { message: 'slow down' } }));
+    const response = await post(valid);
+    expect(response.status).toBe(429);
+    expect(response.headers['retry-after']).toBe('1');
+  });
+
+  it('400 for a body whose Content-Encoding does not match it, not a 500', async () => {
+    const response = await post(JSON.stringify(valid), { 'Content-Encoding': 'gzip' });
+    expect(response.status).toBe(400);
+    expectEnvelope(response.body, 400, 'invalid_body');
+  });
+
   it('504 when the provider does not answer in time', async () => {
     upstream.next(hang());
     const response = await post(valid);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { MIGRATIONS_DIR } from '../src/database/database-connection';
 import { readMigrations, runMigrations } from '../src/database/migration-runner';
+import { startTestApp } from './support/test-app';
 
 /** Each test gets an empty database of its own on the test server. */
 async function withEmptyDatabase(run: (url: string) => Promise<void>): Promise<void> {
@@ -91,6 +92,16 @@ describe('migration runner (Prisma layout, Prisma bookkeeping)', () => {
         "INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at) VALUES ('00000000-0000-0000-0000-000000000001', 'x', '29990101000000_stuck', now())",
       );
       await expect(runMigrations(url, MIGRATIONS_DIR)).rejects.toThrow(/29990101000000_stuck failed earlier/);
+    });
+  });
+
+  it('keeps the gateway from starting on a database that is behind, unless told to migrate it', async () => {
+    await withEmptyDatabase(async (url) => {
+      await expect(startTestApp({ env: { DATABASE_URL: url } })).rejects.toThrow(/missing \d+ migration\(s\).*npm run db:migrate/);
+      const gateway = await startTestApp({ env: { DATABASE_URL: url, DB_MIGRATE_ON_START: 'true' } });
+      await gateway.close();
+      const restarted = await startTestApp({ env: { DATABASE_URL: url } });
+      await restarted.close();
     });
   });
 });

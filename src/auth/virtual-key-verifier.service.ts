@@ -49,7 +49,7 @@ export class VirtualKeyVerifier implements OnModuleDestroy {
     const secret = match[1];
     if (!SECRET_FORMAT.test(secret)) throw new GatewayException('invalid_api_key');
     const secretHash = hashSecret(secret);
-    const found = (await this.cache.get(secretHash)).value;
+    const found = (await this.lookup(secretHash)).value;
     if (!found || !digestsEqual(found.matchedHash, secretHash)) throw new GatewayException('invalid_api_key');
     const now = new Date();
     const state = keyState(found.key, now);
@@ -71,6 +71,19 @@ export class VirtualKeyVerifier implements OnModuleDestroy {
 
   onModuleDestroy(): void {
     this.unsubscribe();
+  }
+
+  /** A database that cannot answer is an outage (503), not a bug in the gateway (500). */
+  private async lookup(secretHash: string): Promise<KeyLookup<FoundKey | null>> {
+    try {
+      return await this.cache.get(secretHash);
+    } catch (error) {
+      throw new GatewayException('service_unavailable', {
+        message: 'The gateway cannot check API keys right now. Retry later.',
+        headers: { 'retry-after': '1' },
+        cause: error,
+      });
+    }
   }
 
   private async load(secretHash: string): Promise<KeyLookup<FoundKey | null>> {

@@ -1,15 +1,21 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { validateEnvironment } from '../config/env.validation';
 import { DatabaseModule } from '../database/database.module';
 import { KeysModule } from '../keys/keys.module';
 
 /** What the command line needs: the database and the same key service the gateway uses. */
-@Module({
-  imports: [
-    ConfigModule.forRoot({ isGlobal: true, cache: true, validate: validateEnvironment }),
-    DatabaseModule.forRoot({ joinRunningEmbedded: true }),
-    KeysModule,
-  ],
-})
-export class CliModule {}
+@Module({})
+export class CliModule {
+  /** `db migrate` must open a database that is behind; every other command refuses one. */
+  static forCommand(options: { allowUnmigrated: boolean }): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [
+        ConfigModule.forRoot({ isGlobal: true, cache: true, validate: validateEnvironment }),
+        DatabaseModule.forRoot({ joinRunningEmbedded: true, allowUnmigrated: options.allowUnmigrated }),
+        KeysModule,
+      ],
+    };
+  }
+}

@@ -53,7 +53,9 @@ async function main(argv: string[]): Promise<number> {
   }
   if ((values.budget === undefined) !== (budgetPeriod === undefined)) throw new UsageError('--budget and --budget-period go together');
 
-  const app = await NestFactory.createApplicationContext(CliModule, { logger: ['error'] });
+  const app = await NestFactory.createApplicationContext(CliModule.forCommand({ allowUnmigrated: `${group} ${command}` === 'db migrate' }), {
+    logger: ['error'],
+  });
   try {
     switch (`${group} ${command}`) {
       case 'keys create':
@@ -62,8 +64,8 @@ async function main(argv: string[]): Promise<number> {
           {
             name: values.name!,
             json: values.json!,
-            rpm: positiveInt(values.rpm, '--rpm'),
-            tpm: positiveInt(values.tpm, '--tpm'),
+            rpm: limit(values.rpm, '--rpm'),
+            tpm: limit(values.tpm, '--tpm'),
             models: values.models?.split(',').map((m) => m.trim()).filter(Boolean),
             expires: date(values.expires, '--expires'),
             budget: positiveInt(values.budget, '--budget'),
@@ -103,9 +105,14 @@ function positiveInt(value: string | undefined, flag: string): number | undefine
   return number;
 }
 
+/** A per-key limit: 0 means no limit of that kind, even where the gateway has a default. */
+function limit(value: string | undefined, flag: string): number | undefined {
+  return value === undefined ? undefined : nonNegativeInt(value, flag);
+}
+
 function nonNegativeInt(value: string, flag: string): number {
   const number = Number(value);
-  if (!Number.isInteger(number) || number < 0) throw new UsageError(`${flag} must be a whole number of seconds`);
+  if (!Number.isInteger(number) || number < 0) throw new UsageError(`${flag} must be a whole number (0 or more)`);
   return number;
 }
 

@@ -36,9 +36,9 @@ function asArray(value: unknown, source: string): unknown[] {
 function toSeedInput(entry: DeclaredKey, index: number): SeedKeyInput {
   const where = `seed key #${index + 1}`;
   if (typeof entry?.name !== 'string' || entry.name.length === 0) throw new Error(`${where}: "name" is required`);
-  const optionalInt = (value: unknown, field: string) => {
+  const optionalInt = (value: unknown, field: string, min = 1) => {
     if (value === undefined || value === null) return null;
-    if (!Number.isInteger(value) || (value as number) < 1) throw new Error(`${where}: "${field}" must be a positive integer`);
+    if (!Number.isInteger(value) || (value as number) < min) throw new Error(`${where}: "${field}" must be an integer of ${min} or more`);
     return value as number;
   };
   const expiresAt = entry.expires_at === undefined || entry.expires_at === null ? null : new Date(String(entry.expires_at));
@@ -60,8 +60,8 @@ function toSeedInput(entry: DeclaredKey, index: number): SeedKeyInput {
     budgetPeriod: budgetPeriod as BudgetPeriod | null,
     secret: typeof entry.key === 'string' ? entry.key : undefined,
     secretSha256: typeof entry.key_sha256 === 'string' ? entry.key_sha256 : undefined,
-    rpmLimit: optionalInt(entry.rpm_limit, 'rpm_limit'),
-    tpmLimit: optionalInt(entry.tpm_limit, 'tpm_limit'),
+    rpmLimit: optionalInt(entry.rpm_limit, 'rpm_limit', 0),
+    tpmLimit: optionalInt(entry.tpm_limit, 'tpm_limit', 0),
     allowedModels: (entry.allowed_models as string[] | undefined) ?? [],
     expiresAt,
   };

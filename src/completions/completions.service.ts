@@ -97,9 +97,13 @@ export class CompletionsService {
     try {
       opened = await this.router.withFailover(deployments, context.signal, async (adapter, candidate) => {
         attempted = candidate;
-        const iterator = (await adapter.stream(this.upstreamRequest(dto, context, candidate)))[Symbol.asyncIterator]();
+        // The body timeout restarts on every byte, and SSE comments are bytes: the wait for the
+        // first token needs a deadline of its own, which cancels this attempt only.
+        const attempt = new AbortController();
+        const request = { ...this.upstreamRequest(dto, context, candidate), signal: AbortSignal.any([context.signal, attempt.signal]) };
+        const iterator = (await adapter.stream(request))[Symbol.asyncIterator]();
         try {
-          return { iterator, first: await iterator.next() };
+          return { iterator, first: await firstPartWithin(iterator, candidate.timeoutMs, attempt) };
         } catch (error) {
           await iterator.return?.();
           throw error;
@@ -239,6 +243,26 @@ export class CompletionsService {
         `${outcome.status} ${outcome.httpStatus}${errorCode ? ` ${errorCode}` : ''} stream=${outcome.stream} ` +
         `tokens=${usage.promptTokens}+${usage.completionTokens} ${outcome.latencyMs}ms`,
     );
+  }
+}
+
+async function firstPartWithin(
+  iterator: PartIterator,
+  timeoutMs: number,
+  attempt: AbortController,
+): Promise<IteratorResult<UpstreamStreamPart>> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      const timeout = new UpstreamError('timeout', `no first token within ${timeoutMs} ms`);
+      attempt.abort(timeout);
+      reject(timeout);
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([iterator.next(), deadline]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -39,6 +39,10 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(0) @Max(600_000)
   SSE_HEARTBEAT_MS = 15_000;
 
+  /** A streaming client whose connection carries no traffic for this long is disconnected; 0 never. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000)
+  SSE_STALL_TIMEOUT_MS = 120_000;
+
   /** Admin credential for the /admin API; the admin API is off when it is unset. */
   @Transform(emptyToUndefined) @IsOptional() @IsString() @MinLength(16)
   ADMIN_API_KEY?: string;

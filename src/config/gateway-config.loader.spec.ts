@@ -1,4 +1,5 @@
-import { embeddedDefaultConfig, parseGatewayConfig } from './gateway-config.loader';
+import { join } from 'node:path';
+import { embeddedDefaultConfig, loadGatewayConfig, parseGatewayConfig } from './gateway-config.loader';
 import { interpolateEnv } from './interpolate-env';
 
 describe('interpolateEnv', () => {
@@ -68,5 +69,19 @@ describe('parseGatewayConfig', () => {
     const config = embeddedDefaultConfig();
     expect([...config.models.keys()]).toEqual(['alpha-k3', 'beta-v4-pro-0813', 'beta-v4-flash-0731']);
     expect([...config.models.values()].every((list) => list.length === 1 && list[0].provider === 'mock')).toBe(true);
+  });
+});
+
+describe('gateway.example.yaml', () => {
+  const path = join(__dirname, '..', '..', 'gateway.example.yaml');
+
+  it('loads with only the provider key set', () => {
+    const config = loadGatewayConfig(path, { ALPHA_API_KEY: 'sk-example' });
+    expect([...config.models.keys()]).toEqual(['alpha-k3', 'beta-v4-pro-0813', 'beta-v4-flash-0731']);
+    expect(config.models.get('beta-v4-pro-0813')!.map((d) => d.provider)).toEqual(['openai', 'mock']);
+  });
+
+  it('names the missing variable when the provider key is not set', () => {
+    expect(() => loadGatewayConfig(path, {})).toThrow('environment variable ALPHA_API_KEY is not set');
   });
 });

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { join } from 'node:path';
 import { EmbeddedPostgres } from './embedded-postgres';
-import { runMigrations } from './migration-runner';
+import { pendingMigrations, runMigrations } from './migration-runner';
 
 export const MIGRATIONS_DIR = join(__dirname, '..', '..', 'prisma', 'migrations');
 
@@ -18,6 +18,8 @@ export interface OpenDatabaseOptions {
   migrateOnStart: boolean;
   /** A short-lived tool (the CLI) may use the embedded server a running gateway already serves. */
   joinRunningEmbedded?: boolean;
+  /** Only for the tool that applies the migrations. */
+  allowUnmigrated?: boolean;
 }
 
 const logger = new Logger('Database');
@@ -25,6 +27,7 @@ const logger = new Logger('Database');
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseConnection> {
   if (options.databaseUrl) {
     if (options.migrateOnStart) await migrate(options.databaseUrl);
+    else if (!options.allowUnmigrated) await refuseUnmigrated(options.databaseUrl);
     return { url: options.databaseUrl, embedded: null };
   }
   const running = options.joinRunningEmbedded ? EmbeddedPostgres.runningServer(options.dataDir) : undefined;
@@ -38,6 +41,16 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     throw error;
   }
   return { url: embedded.url, embedded };
+}
+
+/** Fails fast on a schema behind the code, instead of serving 500s while looking healthy. */
+async function refuseUnmigrated(url: string): Promise<void> {
+  const pending = await pendingMigrations(url, MIGRATIONS_DIR);
+  if (pending.length === 0) return;
+  throw new Error(
+    `The database is missing ${pending.length} migration(s) (${pending.join(', ')}). ` +
+      'Run `npm run db:migrate` (or `npx gateway db migrate`), or start with DB_MIGRATE_ON_START=true.',
+  );
 }
 
 async function migrate(url: string): Promise<void> {

@@ -25,7 +25,7 @@ class DatabaseShutdown implements OnApplicationShutdown {
 @Global()
 @Module({})
 export class DatabaseModule {
-  static forRoot(options: { joinRunningEmbedded?: boolean } = {}): DynamicModule {
+  static forRoot(options: { joinRunningEmbedded?: boolean; allowUnmigrated?: boolean } = {}): DynamicModule {
     return {
       module: DatabaseModule,
       providers: [
@@ -38,6 +38,7 @@ export class DatabaseModule {
               dataDir: config.getOrThrow<string>('GATEWAY_DATA_DIR'),
               migrateOnStart: config.get('DB_MIGRATE_ON_START') === 'true',
               joinRunningEmbedded: options.joinRunningEmbedded,
+              allowUnmigrated: options.allowUnmigrated,
             }),
         },
         DatabaseShutdown,

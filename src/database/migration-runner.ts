@@ -69,6 +69,24 @@ export async function runMigrations(connectionString: string, directory: string,
   }
 }
 
+/** Local migrations the database has not applied yet (all of them on an empty database). */
+export async function pendingMigrations(connectionString: string, directory: string): Promise<string[]> {
+  const local = readMigrations(directory);
+  const client = new Client({ connectionString, connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ table: string | null }>(`SELECT to_regclass('"_prisma_migrations"')::text AS table`);
+    if (!rows[0].table) return local.map((migration) => migration.name);
+    const applied = await client.query<{ migration_name: string }>(
+      'SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+    );
+    const names = new Set(applied.rows.map((row) => row.migration_name));
+    return local.filter((migration) => !names.has(migration.name)).map((migration) => migration.name);
+  } finally {
+    await client.end();
+  }
+}
+
 async function applyPending(client: Client, migrations: LocalMigration[], log: Log): Promise<MigrationReport> {
   await client.query(CREATE_MIGRATIONS_TABLE);
   const { rows } = await client.query<{ migration_name: string; checksum: string; finished_at: Date | null; rolled_back_at: Date | null }>(

@@ -11,6 +11,10 @@ import { DatabaseConnection } from './database-connection';
 @Injectable()
 export class PrismaService extends PrismaClient {
   constructor(@Inject(DatabaseConnection) connection: DatabaseConnection) {
-    super({ adapter: new PrismaPg({ connectionString: connection.url, max: 10 }) });
+    // Bounded waits: a database that hangs must turn into errors, not into requests (or a usage
+    // flush, or a shutdown) that wait for ever.
+    super({
+      adapter: new PrismaPg({ connectionString: connection.url, max: 10, connectionTimeoutMillis: 5_000, query_timeout: 30_000 }),
+    });
   }
 }

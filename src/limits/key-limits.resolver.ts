@@ -3,15 +3,6 @@ import { ConfigService } from '@nestjs/config';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
 import type { BudgetPeriod } from './budget-period';
 
-/**
- * Per-key budget columns. The key table does not have them yet; once VirtualKeyView carries
- * these two fields they take effect here with no further change.
- */
-export interface KeyBudgetSettings {
-  tokenBudget?: number | null;
-  budgetPeriod?: BudgetPeriod | null;
-}
-
 export interface KeyLimits {
   requestsPerMinute: number | null;
   tokensPerMinute: number | null;
@@ -31,7 +22,7 @@ export class KeyLimitsResolver {
     this.budgetPeriod = config.get<BudgetPeriod>('KEY_BUDGET_PERIOD') ?? 'month';
   }
 
-  forKey(key: VirtualKeyView & KeyBudgetSettings): KeyLimits {
+  forKey(key: VirtualKeyView): KeyLimits {
     const budgetTokens = positive(key.tokenBudget ?? this.tokenBudget);
     return {
       requestsPerMinute: positive(key.rpmLimit ?? this.requestsPerMinute),

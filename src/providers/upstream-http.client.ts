@@ -41,8 +41,12 @@ export class UpstreamHttpClient implements OnModuleDestroy {
     throw upstreamErrorFromStatus(response.statusCode, text, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
   }
 
+  /**
+   * Runs after the request drain: whatever is still in flight has outlived the drain timeout and is
+   * cut, so its outcome is recorded (as failed) before the usage flush instead of holding it up.
+   */
   async onModuleDestroy(): Promise<void> {
-    await this.agent.close();
+    await this.agent.destroy();
   }
 }
 

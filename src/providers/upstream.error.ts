@@ -32,10 +32,10 @@ export class UpstreamError extends Error {
     const cause = this;
     switch (this.kind) {
       case 'rate_limited': {
-        const retryAfter = this.options.retryAfterSeconds;
+        // Spec 7: Retry-After is what clients go by on a 429, so there is always one.
         return new GatewayException('upstream_rate_limited', {
           cause,
-          headers: retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {},
+          headers: { 'retry-after': String(this.options.retryAfterSeconds ?? 1) },
         });
       }
       case 'bad_request':

@@ -9,10 +9,10 @@ export class KeySettingsDto {
   @IsOptional() @IsISO8601({ strict: true })
   expires_at?: string | null;
 
-  @IsOptional() @IsInt() @Min(1) @Max(INT4_MAX)
+  @IsOptional() @IsInt() @Min(0) @Max(INT4_MAX)
   rpm_limit?: number | null;
 
-  @IsOptional() @IsInt() @Min(1) @Max(INT4_MAX)
+  @IsOptional() @IsInt() @Min(0) @Max(INT4_MAX)
   tpm_limit?: number | null;
 
   @IsOptional() @IsInt() @Min(1) @Max(INT4_MAX)

@@ -9,6 +9,11 @@ import { ClientDisconnectedError } from '../errors/client-disconnected.error';
 export const ClientAbortSignal = createParamDecorator((_data: unknown, context: ExecutionContext): AbortSignal => {
   const response = context.switchToHttp().getResponse<Response>();
   const controller = new AbortController();
+  // Parameters resolve after body parsing, the guards and validation: the client may be gone.
+  if (response.req.socket.destroyed && !response.writableFinished) {
+    controller.abort(new ClientDisconnectedError());
+    return controller.signal;
+  }
   response.once('close', () => {
     if (!response.writableFinished) controller.abort(new ClientDisconnectedError());
   });

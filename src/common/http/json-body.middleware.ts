@@ -39,9 +39,10 @@ export function jsonBodyMiddleware(limit: string) {
 }
 
 function toGatewayException(error: unknown): unknown {
-  const { type, message } = error as { type?: string; message?: string };
+  const { type, message, status } = error as { type?: string; message?: string; status?: number };
   const code = type ? BODY_PARSER_ERRORS[type] : undefined;
-  if (!code) return error;
+  // e.g. a Content-Encoding whose body does not decompress: the client's fault, not a bug.
+  if (!code) return status && status >= 400 && status < 500 ? new GatewayException('invalid_body', { message: 'The request body could not be read.' }) : error;
   // The parser's own message says where the JSON broke; it holds nothing but the client's input.
   return new GatewayException(code, code === 'invalid_json' ? { message: `The request body is not valid JSON: ${message}` } : {});
 }

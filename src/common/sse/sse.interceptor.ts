@@ -14,9 +14,11 @@ import { sseFrames } from './sse-frames';
 export class SseInterceptor implements NestInterceptor {
   private readonly logger = new Logger('SSE');
   private readonly heartbeatMs: number;
+  private readonly stallTimeoutMs: number;
 
   constructor(config: ConfigService) {
     this.heartbeatMs = config.get<number>('SSE_HEARTBEAT_MS') ?? 15_000;
+    this.stallTimeoutMs = config.get<number>('SSE_STALL_TIMEOUT_MS') ?? 120_000;
   }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -28,7 +30,7 @@ export class SseInterceptor implements NestInterceptor {
     response.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
     response.setHeader('Cache-Control', 'no-cache');
     response.setHeader('X-Accel-Buffering', 'no');
-    response.setHeader('Connection', 'keep-alive');
+    this.disconnectStalledClient(response);
     const requestId = response.getHeader('x-request-id');
     const source = chunks[Symbol.asyncIterator]();
     const frames = sseFrames(source, {
@@ -42,6 +44,23 @@ export class SseInterceptor implements NestInterceptor {
     // before the first frame), so sseFrames' own finally cannot be relied on to close the source.
     stream.once('close', () => void source.return?.()?.catch(() => undefined));
     return new StreamableFile(stream);
+  }
+
+  /**
+   * Backpressure pauses the upstream read while the client does not read, and undici suspends its
+   * body timeout while paused: a client that stops reading would hold its upstream connection
+   * for ever. A socket with no traffic at all for the stall timeout (heartbeats count as traffic)
+   * is closed, which aborts the upstream.
+   */
+  private disconnectStalledClient(response: Response): void {
+    const socket = response.socket;
+    if (!socket || !(this.stallTimeoutMs > 0)) return;
+    const onStall = () => response.destroy();
+    socket.setTimeout(this.stallTimeoutMs, onStall);
+    response.once('close', () => {
+      socket.off('timeout', onStall);
+      socket.setTimeout(0);
+    });
   }
 }
 
