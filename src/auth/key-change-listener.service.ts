@@ -51,7 +51,14 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
 
   private async connect(): Promise<void> {
     // Named so operators can find it in pg_stat_activity, one per gateway process.
-    const client = new Client({ connectionString: this.connection.url, keepAlive: true, application_name: listenerName() });
+    // query_timeout: a half-open connection fails the next ping in seconds, not TCP's minutes.
+    const client = new Client({
+      connectionString: this.connection.url,
+      keepAlive: true,
+      query_timeout: 5_000,
+      connectionTimeoutMillis: 5_000,
+      application_name: listenerName(),
+    });
     client.on('notification', (message) => {
       if (message.channel === KEY_CHANGE_CHANNEL && message.payload) this.verifier.forgetKey(message.payload);
     });
@@ -76,7 +83,10 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
   private lost(client: Client, error?: Error): void {
     if (this.stopped || (this.client !== null && this.client !== client)) return;
     if (this.client === client) this.client = null;
+    // A late event from this dead client must not schedule a second reconnect.
     client.removeAllListeners('end');
+    client.removeAllListeners('error');
+    client.on('error', () => undefined);
     client.end().catch(() => undefined);
     if (this.retryTimer) return;
     const delay = RECONNECT_DELAYS_MS[Math.min(this.failures, RECONNECT_DELAYS_MS.length - 1)];
