@@ -36,7 +36,7 @@ export class UpstreamHttpClient implements OnModuleDestroy {
       throw toUpstreamError(error, input.signal);
     }
     if (response.statusCode >= 200 && response.statusCode < 300) return response;
-    const text = await response.body.text().catch(() => '');
+    const text = await readAtMost(response.body, ERROR_BODY_LIMIT);
     const retryAfter = response.headers['retry-after'];
     throw upstreamErrorFromStatus(response.statusCode, text, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
   }
@@ -48,6 +48,26 @@ export class UpstreamHttpClient implements OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     await this.agent.destroy();
   }
+}
+
+/** An error body is only logged (2,000 characters of it); a provider's huge page is not read. */
+const ERROR_BODY_LIMIT = 64 * 1024;
+
+async function readAtMost(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size >= limit) break;
+    }
+  } catch {
+    // A broken error body still leaves the status to classify.
+  } finally {
+    body.destroy();
+  }
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
 }
 
 /** Classifies a transport failure; a client abort is passed through untouched. */
