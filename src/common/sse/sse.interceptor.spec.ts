@@ -71,4 +71,24 @@ describe('SseInterceptor', () => {
 
     expect(state.closed).toBe(true);
   });
+
+  it("emits 'close' only after the source has finished its cleanup (the drain waits for it)", async () => {
+    const state = { recorded: false };
+    async function* generate() {
+      try {
+        yield { n: 1 };
+        yield { n: 2 };
+      } finally {
+        // Settling tokens and recording usage take a moment.
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        state.recorded = true;
+      }
+    }
+    const generator = generate();
+    const stream = ((await intercept(replayFirst(await generator.next(), generator))) as StreamableFile).getStream();
+    stream.read();
+    stream.destroy();
+    await once(stream, 'close');
+    expect(state.recorded).toBe(true);
+  });
 });

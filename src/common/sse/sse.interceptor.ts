@@ -1,8 +1,8 @@
 import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor, StreamableFile } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Response } from 'express';
-import { Readable } from 'node:stream';
 import { map, Observable } from 'rxjs';
+import { framesReadable } from './frames-readable';
 import { sseFrames } from './sse-frames';
 
 /**
@@ -37,13 +37,7 @@ export class SseInterceptor implements NestInterceptor {
       heartbeatMs: this.heartbeatMs,
       onError: (error) => this.logger.warn(`request ${requestId}: stream failed after the first chunk: ${(error as Error)?.message ?? error}`),
     });
-    // objectMode off and a tiny highWaterMark: frames are pulled one at a time, only as fast as
-    // the socket drains, so a slow client never makes the gateway buffer the upstream answer.
-    const stream = Readable.from(frames, { objectMode: false, highWaterMark: 1 });
-    // Readable.from never starts a generator it is destroyed before reading (the client left
-    // before the first frame), so sseFrames' own finally cannot be relied on to close the source.
-    stream.once('close', () => void source.return?.()?.catch(() => undefined));
-    return new StreamableFile(stream);
+    return new StreamableFile(framesReadable(frames, source));
   }
 
   /**
