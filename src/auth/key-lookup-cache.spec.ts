@@ -33,6 +33,17 @@ function fakeStore() {
 }
 
 describe('KeyLookupCache', () => {
+  it('keeps real keys cached while made-up keys flood the negative answers', async () => {
+    const store = fakeStore();
+    store.rows.set('real', { keyId: 'k1', version: 1 });
+    const cache = new KeyLookupCache(store.load, { ttlMs: 60_000, max: 5 });
+    await cache.get('real');
+    for (let i = 0; i < 50; i++) await cache.get(`made-up-${i}`);
+    const loads = store.loads;
+    expect((await cache.get('real')).keyId).toBe('k1');
+    expect(store.loads).toBe(loads);
+  });
+
   it('answers repeated lookups from the cache and shares one load between concurrent misses', async () => {
     const store = fakeStore();
     store.rows.set('h1', { keyId: 'k1', version: 1 });

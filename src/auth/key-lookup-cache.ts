@@ -14,6 +14,11 @@ export interface KeyLookup<T> {
  */
 export class KeyLookupCache<T> {
   private readonly entries: LRUCache<string, KeyLookup<T>>;
+  /**
+   * Negative answers live apart, in a smaller cache: a flood of made-up keys then evicts other
+   * made-up keys, never the real ones that keep Postgres off the request path.
+   */
+  private readonly unknown: LRUCache<string, KeyLookup<T>>;
   /** Cached hashes per key id; negative answers are filed under NO_KEY. */
   private readonly hashesByKey = new Map<string, Set<string>>();
   private inflight = new Map<string, Promise<KeyLookup<T>>>();
@@ -28,10 +33,11 @@ export class KeyLookupCache<T> {
       ttl: Math.max(options.ttlMs, 1),
       dispose: (lookup, secretHash) => this.unindex(lookup.keyId, secretHash),
     });
+    this.unknown = new LRUCache<string, KeyLookup<T>>({ max: Math.max(1, Math.ceil(options.max / 5)), ttl: Math.max(options.ttlMs, 1) });
   }
 
   get(secretHash: string): Promise<KeyLookup<T>> {
-    const cached = this.entries.get(secretHash);
+    const cached = this.entries.get(secretHash) ?? this.unknown.get(secretHash);
     if (cached) return Promise.resolve(cached);
     let pending = this.inflight.get(secretHash);
     if (!pending) {
@@ -51,14 +57,14 @@ export class KeyLookupCache<T> {
   /** Drops every cached answer about one key, and all negative answers (a seed may add a secret). */
   forgetKey(keyId: string): void {
     this.invalidateInflight();
-    for (const id of [keyId, NO_KEY]) {
-      for (const secretHash of [...(this.hashesByKey.get(id) ?? [])]) this.entries.delete(secretHash);
-    }
+    for (const secretHash of [...(this.hashesByKey.get(keyId) ?? [])]) this.entries.delete(secretHash);
+    this.unknown.clear();
   }
 
   clear(): void {
     this.invalidateInflight();
     this.entries.clear();
+    this.unknown.clear();
   }
 
   private invalidateInflight(): void {
@@ -68,19 +74,20 @@ export class KeyLookupCache<T> {
   }
 
   private store(secretHash: string, lookup: KeyLookup<T>): void {
+    if (lookup.keyId === null) {
+      this.unknown.set(secretHash, lookup);
+      return;
+    }
     this.entries.set(secretHash, lookup);
-    const id = lookup.keyId ?? NO_KEY;
-    let hashes = this.hashesByKey.get(id);
-    if (!hashes) this.hashesByKey.set(id, (hashes = new Set()));
+    let hashes = this.hashesByKey.get(lookup.keyId);
+    if (!hashes) this.hashesByKey.set(lookup.keyId, (hashes = new Set()));
     hashes.add(secretHash);
   }
 
   private unindex(keyId: string | null, secretHash: string): void {
-    const id = keyId ?? NO_KEY;
-    const hashes = this.hashesByKey.get(id);
+    if (keyId === null) return;
+    const hashes = this.hashesByKey.get(keyId);
     hashes?.delete(secretHash);
-    if (hashes?.size === 0) this.hashesByKey.delete(id);
+    if (hashes?.size === 0) this.hashesByKey.delete(keyId);
   }
 }
-
-const NO_KEY = '';

@@ -87,10 +87,11 @@ export class VirtualKeyVerifier implements OnModuleDestroy {
   }
 
   private async load(secretHash: string): Promise<KeyLookup<FoundKey | null>> {
-    const current = await this.repository.findBySecretHash(secretHash);
+    const rows = await this.repository.findByCurrentOrPreviousSecretHash(secretHash);
+    const current = rows.find((row) => row.secretHash === secretHash);
     if (current) return found(current, current.secretHash, false);
-    // Only a miss pays the second lookup: a secret replaced by a rotation still in its grace.
-    const rotated = await this.repository.findByPreviousSecretHash(secretHash);
+    // A secret replaced by a rotation, still accepted during its grace period.
+    const rotated = rows.find((row) => row.previousSecretHash === secretHash);
     if (rotated?.previousSecretHash) return found(rotated, rotated.previousSecretHash, true);
     return { keyId: null, value: null };
   }

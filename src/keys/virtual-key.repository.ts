@@ -8,12 +8,9 @@ import { KEY_CHANGE_CHANNEL } from './virtual-key-events';
 export class VirtualKeyRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  findBySecretHash(secretHash: string): Promise<VirtualKey | null> {
-    return this.prisma.virtualKey.findUnique({ where: { secretHash } });
-  }
-
-  findByPreviousSecretHash(previousSecretHash: string): Promise<VirtualKey | null> {
-    return this.prisma.virtualKey.findUnique({ where: { previousSecretHash } });
+  /** One round trip for a secret that may be a key's current or its rotated-out one. */
+  findByCurrentOrPreviousSecretHash(secretHash: string): Promise<VirtualKey[]> {
+    return this.prisma.virtualKey.findMany({ where: { OR: [{ secretHash }, { previousSecretHash: secretHash }] }, take: 2 });
   }
 
   findByName(name: string): Promise<VirtualKey | null> {
