@@ -5,6 +5,9 @@
 //
 //   BENCH_DURATION=10 BENCH_CONNECTIONS=50 BENCH_UPSTREAM_LATENCY_MS=20 npm run bench
 //
+// BENCH_STREAM=1 measures streamed answers instead: the upstream sends BENCH_STREAM_CHUNKS content
+// events (default 20) BENCH_STREAM_DELAY_MS apart (default 5) after its latency.
+//
 // BENCH_DATABASE_URL runs the gateway on that Postgres (as in production) instead of the embedded
 // PGlite, which shares the gateway's event loop and so adds to its tail latency.
 const { spawn } = require('node:child_process');
@@ -19,6 +22,9 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const LATENCY_MS = Number(process.env.BENCH_UPSTREAM_LATENCY_MS ?? 20);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const GATEWAY_PORT = Number(process.env.BENCH_GATEWAY_PORT ?? 18080);
+const STREAM = process.env.BENCH_STREAM === '1';
+const STREAM_CHUNKS = Number(process.env.BENCH_STREAM_CHUNKS ?? 20);
+const STREAM_DELAY_MS = Number(process.env.BENCH_STREAM_DELAY_MS ?? 5);
 
 const COMPLETION = JSON.stringify({
   id: 'chatcmpl-bench',
@@ -29,11 +35,28 @@ const COMPLETION = JSON.stringify({
   usage: { prompt_tokens: 12, completion_tokens: 9, total_tokens: 21 },
 });
 
+const chunk = (delta, finish = null) =>
+  `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1700000000, model: 'bench-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+
+/** Streams an answer as OpenAI does: content events, a finish event, usage, [DONE]. */
+async function streamAnswer(response) {
+  response.writeHead(200, { 'content-type': 'text/event-stream' });
+  for (let i = 0; i < STREAM_CHUNKS; i++) {
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, STREAM_DELAY_MS));
+    response.write(chunk(i === 0 ? { role: 'assistant', content: 'word ' } : { content: 'word ' }));
+  }
+  response.write(chunk({}, 'stop'));
+  response.write(`data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1700000000, model: 'bench-model', choices: [], usage: { prompt_tokens: 12, completion_tokens: STREAM_CHUNKS, total_tokens: 12 + STREAM_CHUNKS } })}\n\n`);
+  response.end('data: [DONE]\n\n');
+}
+
 function startUpstream() {
   const server = createServer((request, response) => {
-    request.resume();
+    const body = [];
+    request.on('data', (data) => body.push(data));
     request.on('end', () =>
       setTimeout(() => {
+        if (STREAM && JSON.parse(Buffer.concat(body).toString() || '{}').stream) return void streamAnswer(response);
         response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(COMPLETION) });
         response.end(COMPLETION);
       }, LATENCY_MS),
@@ -101,7 +124,7 @@ function load(url, headers) {
         url,
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify({ model: 'alpha-k3', messages: [{ role: 'user', content: 'Say something short.' }], max_tokens: 32 }),
+        body: JSON.stringify({ model: 'alpha-k3', messages: [{ role: 'user', content: 'Say something short.' }], max_tokens: 32, stream: STREAM }),
         connections: CONNECTIONS,
         duration: DURATION,
       },
@@ -143,7 +166,8 @@ async function main() {
   });
   const direct = summary('direct');
   const gateway = summary('gateway');
-  console.log(`\ndatabase: ${DATABASE_URL ? 'external Postgres' : 'embedded PGlite'}; upstream latency ${LATENCY_MS} ms, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s (medians)`);
+  const shape = STREAM ? `streamed, ${STREAM_CHUNKS} chunks ${STREAM_DELAY_MS} ms apart` : 'non-streaming';
+  console.log(`\n${shape}; database: ${DATABASE_URL ? 'external Postgres' : 'embedded PGlite'}; upstream latency ${LATENCY_MS} ms, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s (medians)`);
   console.table({ direct, gateway });
   console.log(`gateway/direct: throughput ${(gateway.rps / direct.rps).toFixed(3)}, p50 latency ${(gateway.p50 / direct.p50).toFixed(3)}, p99 latency ${(gateway.p99 / direct.p99).toFixed(3)}`);
   console.log(`gateway overhead at the median: ${(gateway.p50 - direct.p50).toFixed(1)} ms`);
