@@ -12,6 +12,9 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule, {
     bodyParser: false,
     logger: logLevelsFrom(env.LOG_LEVEL),
+    // A failed start (bad config, database behind) exits with status 1 through the catch below,
+    // not with Nest's default abort().
+    abortOnError: false,
   });
   configureApp(app);
   const config = app.get(ConfigService);
@@ -22,6 +25,6 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: Error) => {
-  Logger.error(error.message, error.stack, 'Bootstrap');
+  Logger.error(error.message, 'Bootstrap');
   process.exit(1);
 });

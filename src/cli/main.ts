@@ -54,7 +54,8 @@ async function main(argv: string[]): Promise<number> {
   if ((values.budget === undefined) !== (budgetPeriod === undefined)) throw new UsageError('--budget and --budget-period go together');
 
   const app = await NestFactory.createApplicationContext(CliModule.forCommand({ allowUnmigrated: `${group} ${command}` === 'db migrate' }), {
-    logger: ['error'],
+    logger: false,
+    abortOnError: false,
   });
   try {
     switch (`${group} ${command}`) {
