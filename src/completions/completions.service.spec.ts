@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { parseGatewayConfig } from '../config/gateway-config.loader';
 import { GatewayConfigService } from '../config/gateway-config.service';
-import type { VirtualKeyView } from '../keys/virtual-key.types';
+import { aVirtualKey } from '../keys/virtual-key.fixture';
 import { estimateTokens } from '../providers/adapters/openai-compatible.mapping';
 import type { ProviderAdapter, TokenUsage, UpstreamStreamPart } from '../providers/provider-adapter.interface';
 import { ProviderRegistry } from '../providers/provider-registry.service';
@@ -11,21 +11,7 @@ import { CompletionsService } from './completions.service';
 import { DeploymentRouter } from './deployment-router.service';
 import type { CreateChatCompletionDto } from './dto/create-chat-completion.dto';
 
-const key: VirtualKeyView = {
-  id: 'key-1',
-  name: 'test',
-  keyPrefix: 'sk-test',
-  createdAt: new Date(),
-  updatedAt: new Date(),
-  expiresAt: null,
-  revokedAt: null,
-  rpmLimit: null,
-  tpmLimit: null,
-  tokenBudget: null,
-  budgetPeriod: null,
-  allowedModels: [],
-  previousSecretExpiresAt: null,
-};
+const key = aVirtualKey();
 
 const dto = { model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }], stream: true } as CreateChatCompletionDto;
 

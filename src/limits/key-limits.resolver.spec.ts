@@ -1,22 +1,8 @@
 import { ConfigService } from '@nestjs/config';
-import type { VirtualKeyView } from '../keys/virtual-key.types';
+import { aVirtualKey } from '../keys/virtual-key.fixture';
 import { KeyLimitsResolver } from './key-limits.resolver';
 
-const key: VirtualKeyView = {
-  id: 'k1',
-  name: 'k1',
-  keyPrefix: 'sk-gw',
-  createdAt: new Date(),
-  updatedAt: new Date(),
-  expiresAt: null,
-  revokedAt: null,
-  rpmLimit: null,
-  tpmLimit: null,
-  tokenBudget: null,
-  budgetPeriod: null,
-  allowedModels: [],
-  previousSecretExpiresAt: null,
-};
+const key = aVirtualKey();
 
 function resolver(env: Record<string, unknown> = {}): KeyLimitsResolver {
   return new KeyLimitsResolver(new ConfigService(env));

@@ -1,25 +1,11 @@
 import { ConfigService } from '@nestjs/config';
 import { GatewayException } from '../common/errors/gateway.exception';
-import type { VirtualKeyView } from '../keys/virtual-key.types';
+import { aVirtualKey } from '../keys/virtual-key.fixture';
 import { MemoryCounterStore } from './counters/memory-counter-store';
 import { KeyLimitsResolver } from './key-limits.resolver';
 import { TokenLimitsService } from './token-limits.service';
 
-const key: VirtualKeyView = {
-  id: 'k1',
-  name: 'k1',
-  keyPrefix: 'sk-gw',
-  createdAt: new Date(),
-  updatedAt: new Date(),
-  expiresAt: null,
-  revokedAt: null,
-  rpmLimit: null,
-  tpmLimit: 1000,
-  tokenBudget: null,
-  budgetPeriod: null,
-  allowedModels: [],
-  previousSecretExpiresAt: null,
-};
+const key = aVirtualKey({ tpmLimit: 1000 });
 // 40 characters: a prompt estimate of 10 tokens.
 const request = { messages: [{ content: 'x'.repeat(40) }], max_tokens: 90 };
 
