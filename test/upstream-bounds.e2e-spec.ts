@@ -18,7 +18,10 @@ describe('bounded upstream answers', () => {
   beforeAll(async () => {
     upstream = await FakeOpenAiUpstream.start();
     gateway = await startTestApp({
-      models: { 'alpha-k3': [{ provider: 'openai', base_url: upstream.url, api_key: 'sk-up', model: 'm' }] },
+      models: {
+        'alpha-k3': [{ provider: 'openai', base_url: upstream.url, api_key: 'sk-up', model: 'm' }],
+        'alpha-short': [{ provider: 'openai', base_url: upstream.url, api_key: 'sk-up', model: 'm', timeout_ms: 400 }],
+      },
       env: { UPSTREAM_MAX_BODY_BYTES: String(MAX_BODY), STREAM_MAX_DURATION_MS: '1000', SSE_HEARTBEAT_MS: '0', LOG_LEVEL: 'warn' },
     });
     client = new OpenAI({ apiKey: await gateway.createKey(), baseURL: `${gateway.url}/v1`, maxRetries: 0 });
@@ -54,6 +57,20 @@ describe('bounded upstream answers', () => {
     expect(error.code).toBe('upstream_error');
     await aborted;
     await waitUntil(() => upstream.openConnections === 0);
+  });
+
+  it('bounds a whole JSON answer by timeout_ms, even one that trickles in without ever going silent', async () => {
+    upstream.next(async (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      await writeSlowly(response, ' ', 100, 50);
+    });
+    const aborted = upstream.waitForAbort();
+    const started = Date.now();
+    const error = (await client.chat.completions.create({ model: 'alpha-short', messages: question }).catch((e: unknown) => e)) as APIError;
+    expect(error.status).toBe(504);
+    expect(error.code).toBe('upstream_timeout');
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await aborted;
   });
 
   it('cuts off one stream event larger than the limit', async () => {
@@ -116,6 +133,13 @@ function endlessJson(sent: { bytes: number }): UpstreamHandler {
 async function writeUntilClosed(response: ServerResponse, piece: string): Promise<void> {
   for (let written = 0; !response.destroyed && written < 200 * 1024 * 1024; written += piece.length) {
     if (!response.write(piece)) await drainOrClose(response);
+  }
+}
+
+async function writeSlowly(response: ServerResponse, piece: string, intervalMs: number, times: number): Promise<void> {
+  for (let i = 0; i < times && !response.destroyed; i++) {
+    response.write(piece);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
 

@@ -54,13 +54,13 @@ async function* readEventStream(
   const decoder = new TextDecoder('utf-8');
   const pending: string[] = [];
   // The parser buffers an event until its blank line: one endless event must not fill memory.
+  // Counted are the bytes since the last complete event (comments between events included).
   let eventBytes = 0;
   const parser = createParser({
     onEvent: (event) => {
       eventBytes = 0;
       pending.push(event.data);
     },
-    onComment: () => (eventBytes = 0),
   });
   let sawDone = false;
   let sawFinish = false;
