@@ -1,4 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { performance } from 'node:perf_hooks';
 import { replayFirst } from '../common/async/replay-first';
 import { ClientDisconnectedError } from '../common/errors/client-disconnected.error';
@@ -18,6 +19,7 @@ import type {
 import { UpstreamError } from '../providers/upstream.error';
 import { UsageRecorder } from '../usage/usage-recorder.service';
 import type { ChatCompletion, ChatCompletionChunk, CompletionUsage } from './chat-completion.types';
+import { AttemptDeadline } from './attempt-deadline';
 import { passthroughParameters } from './compatibility-matrix';
 import type { CompletionOutcome, OutcomeStatus } from './completion-outcome';
 import { newCompletionId, unixSeconds } from './completion-id';
@@ -33,6 +35,8 @@ export interface CompletionContext {
 
 type PartIterator = AsyncIterator<UpstreamStreamPart>;
 
+const DEFAULT_STREAM_MAX_DURATION_MS = 1_800_000;
+
 interface PeekedStream {
   iterator: PartIterator;
   first: IteratorResult<UpstreamStreamPart>;
@@ -41,12 +45,16 @@ interface PeekedStream {
 @Injectable()
 export class CompletionsService {
   private readonly logger = new Logger('Completions');
+  private readonly streamMaxDurationMs: number;
 
   constructor(
     private readonly router: DeploymentRouter,
     private readonly usage: UsageRecorder,
     private readonly tokenLimits: TokenLimitsService,
-  ) {}
+    @Optional() config?: ConfigService,
+  ) {
+    this.streamMaxDurationMs = config?.get<number>('STREAM_MAX_DURATION_MS') ?? DEFAULT_STREAM_MAX_DURATION_MS;
+  }
 
   async complete(dto: CreateChatCompletionDto, context: CompletionContext): Promise<ChatCompletion> {
     const started = performance.now();
@@ -55,9 +63,16 @@ export class CompletionsService {
     const reservation = await this.tokenLimits.reserve(context.key, dto, context.setHeaders);
     let attempted: DeploymentConfig | null = null;
     try {
-      const { result, deployment } = await this.router.withFailover(deployments, context.signal, (adapter, candidate) => {
+      const { result, deployment } = await this.router.withFailover(deployments, context.signal, async (adapter, candidate) => {
         attempted = candidate;
-        return adapter.complete(this.upstreamRequest(dto, context, candidate));
+        // timeout_ms bounds the whole answer, counted from the request's arrival (queueing included).
+        const deadline = new AttemptDeadline(context.signal, started);
+        deadline.arm(candidate.timeoutMs, 'complete answer');
+        try {
+          return await deadline.race(adapter.complete({ ...this.upstreamRequest(dto, context, candidate), signal: deadline.signal }));
+        } finally {
+          deadline.dispose();
+        }
       });
       this.record(context, dto, deployment, 'completed', 200, result.usage, started);
       await this.tokenLimits.settle(reservation, result.usage);
@@ -97,15 +112,23 @@ export class CompletionsService {
     try {
       opened = await this.router.withFailover(deployments, context.signal, async (adapter, candidate) => {
         attempted = candidate;
-        // The body timeout restarts on every byte, and SSE comments are bytes: the wait for the
-        // first token needs a deadline of its own, which cancels this attempt only.
-        const attempt = new AbortController();
-        const request = { ...this.upstreamRequest(dto, context, candidate), signal: AbortSignal.any([context.signal, attempt.signal]) };
-        const iterator = (await adapter.stream(request))[Symbol.asyncIterator]();
+        // Both deadlines count from the request's arrival, so a wait for a concurrency slot or a
+        // failed earlier deployment is included. The body timeout restarts on every byte, and SSE
+        // comments are bytes: the first token needs a deadline of its own, which cancels this
+        // attempt only; the stream as a whole is cut at STREAM_MAX_DURATION_MS.
+        const deadline = new AttemptDeadline(context.signal, started);
+        deadline.arm(this.streamMaxDurationMs, 'end of stream (STREAM_MAX_DURATION_MS)');
+        const disarmFirstToken = deadline.arm(candidate.firstTokenTimeoutMs, 'first token');
+        let iterator: PartIterator | undefined;
         try {
-          return { iterator, first: await firstPartWithin(iterator, candidate.timeoutMs, attempt) };
+          const request = { ...this.upstreamRequest(dto, context, candidate), signal: deadline.signal };
+          iterator = (await deadline.race(adapter.stream(request)))[Symbol.asyncIterator]();
+          const first = await deadline.race(iterator.next());
+          disarmFirstToken();
+          return { iterator: disposingWith(iterator, deadline), first };
         } catch (error) {
-          await iterator.return?.();
+          await iterator?.return?.();
+          deadline.dispose();
           throw error;
         }
       });
@@ -246,24 +269,24 @@ export class CompletionsService {
   }
 }
 
-async function firstPartWithin(
-  iterator: PartIterator,
-  timeoutMs: number,
-  attempt: AbortController,
-): Promise<IteratorResult<UpstreamStreamPart>> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => {
-      const timeout = new UpstreamError('timeout', `no first token within ${timeoutMs} ms`);
-      attempt.abort(timeout);
-      reject(timeout);
-    }, timeoutMs);
-  });
-  try {
-    return await Promise.race([iterator.next(), deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** The stream's iterator, which disarms the attempt's deadlines once the stream is over. */
+function disposingWith(iterator: PartIterator, deadline: AttemptDeadline): PartIterator {
+  return {
+    next: async () => {
+      try {
+        const step = await iterator.next();
+        if (step.done) deadline.dispose();
+        return step;
+      } catch (error) {
+        deadline.dispose();
+        throw error;
+      }
+    },
+    return: async (value?: unknown) => {
+      deadline.dispose();
+      return (await iterator.return?.(value)) ?? { done: true, value: undefined };
+    },
+  };
 }
 
 function toChatTurn(message: CreateChatCompletionDto['messages'][number]): ChatTurn {

@@ -43,6 +43,14 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000)
   SSE_STALL_TIMEOUT_MS = 120_000;
 
+  /** Largest JSON answer read from a provider; a bigger one is cut off and answered with a 502. */
+  @Transform(toInt) @IsInt() @Min(1024) @Max(1024 * 1024 * 1024)
+  UPSTREAM_MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+  /** Longest a stream may run, counted from the moment the gateway accepted the request. */
+  @Transform(toInt) @IsInt() @Min(1_000) @Max(86_400_000)
+  STREAM_MAX_DURATION_MS = 1_800_000;
+
   /** Admin credential for the /admin API; the admin API is off when it is unset. */
   @Transform(emptyToUndefined) @IsOptional() @IsString() @MinLength(16)
   ADMIN_API_KEY?: string;

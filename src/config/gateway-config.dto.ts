@@ -37,6 +37,18 @@ export class DeploymentConfigDto {
   @IsOptional() @IsInt() @Min(100) @Max(3_600_000)
   timeout_ms?: number;
 
+  /** Deadline for the first streamed token, from the moment the gateway accepted the request. */
+  @IsOptional() @IsInt() @Min(100) @Max(3_600_000)
+  first_token_timeout_ms?: number;
+
+  /** Requests this gateway instance sends to the deployment at once; unset means no limit. */
+  @IsOptional() @IsInt() @Min(1) @Max(1_000_000)
+  max_concurrency?: number;
+
+  /** How long a request waits for a free slot under `max_concurrency` before a 503. */
+  @IsOptional() @IsInt() @Min(0) @Max(600_000)
+  max_queue_ms?: number;
+
   @IsOptional() @IsObject()
   headers?: Record<string, string>;
 

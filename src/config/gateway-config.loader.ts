@@ -7,6 +7,7 @@ import { DeploymentConfig, GatewayConfig, PUBLIC_MODELS } from './gateway-config
 import { interpolateEnv } from './interpolate-env';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
+const DEFAULT_MAX_QUEUE_MS = 1_000;
 const MODEL_NAME = /^[A-Za-z0-9][\w.:/-]{0,127}$/;
 
 /** Every public model served by the built-in mock: the gateway runs with no provider account. */
@@ -62,6 +63,9 @@ function toDeployment(publicModel: string, index: number, dto: Partial<Deploymen
     apiKey: dto.api_key,
     upstreamModel: dto.model,
     timeoutMs: dto.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+    firstTokenTimeoutMs: dto.first_token_timeout_ms ?? dto.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+    maxConcurrency: dto.max_concurrency ?? null,
+    maxQueueMs: dto.max_queue_ms ?? DEFAULT_MAX_QUEUE_MS,
     headers: dto.headers ?? {},
     mock: {
       latencyMs: dto.latency_ms ?? 0,

@@ -17,8 +17,17 @@ export interface DeploymentConfig {
   baseUrl?: string;
   apiKey?: string;
   upstreamModel?: string;
-  /** Time allowed for the provider's response headers and between body chunks. */
+  /**
+   * Deadline of a whole non-streamed answer, counted from the moment the gateway accepted the
+   * request (queueing included); also the longest silence allowed between body chunks.
+   */
   timeoutMs: number;
+  /** Deadline of a stream's first token, counted from acceptance like timeoutMs. */
+  firstTokenTimeoutMs: number;
+  /** At most this many requests in flight to the deployment (per gateway instance); null: no limit. */
+  maxConcurrency: number | null;
+  /** Longest wait for a free slot under maxConcurrency before the request is refused (503). */
+  maxQueueMs: number;
   headers: Record<string, string>;
   mock: MockSettings;
 }

@@ -1,14 +1,22 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { Agent, Dispatcher, request } from 'undici';
+import type { DeploymentConfig } from '../config/gateway-config.types';
+import { ConcurrencyGate, ReleaseSlot } from './concurrency-gate';
 import { UpstreamError, upstreamErrorFromStatus } from './upstream.error';
 
 export interface UpstreamHttpRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
+  /** Longest wait for the response headers and between body chunks. */
   timeoutMs: number;
   signal: AbortSignal;
+  /** Whose `max_concurrency` applies. */
+  deployment: DeploymentConfig;
 }
+
+export const DEFAULT_UPSTREAM_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 /**
  * One pooled keep-alive HTTP client for every provider. undici's Agent keeps a connection pool
@@ -17,10 +25,35 @@ export interface UpstreamHttpRequest {
  */
 @Injectable()
 export class UpstreamHttpClient implements OnModuleDestroy {
-  private readonly agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 256 });
+  /**
+   * No cap on connections per origin: a capped pool queues request 257 onwards invisibly, and
+   * that wait counted against no deadline. Concurrency is limited per deployment instead, with a
+   * bounded, visible wait (`max_concurrency`, ConcurrencyGate). Idle sockets are closed after a
+   * few seconds, so a burst does not leave a thousand of them open.
+   */
+  readonly agent = new Agent({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 60_000, connections: null });
+  private readonly gates = new Map<string, ConcurrencyGate>();
+  /** Largest JSON answer `readJson` accepts. */
+  readonly maxBodyBytes: number;
 
-  /** Sends a POST and resolves with the 2xx response; any failure becomes an UpstreamError. */
+  constructor(config: ConfigService) {
+    this.maxBodyBytes = config.get<number>('UPSTREAM_MAX_BODY_BYTES') ?? DEFAULT_UPSTREAM_MAX_BODY_BYTES;
+  }
+
+  /**
+   * Sends a POST and resolves with the 2xx response; any failure becomes an UpstreamError. The
+   * deployment's concurrency slot is held until the response body is closed (read, or destroyed).
+   */
   async post(input: UpstreamHttpRequest): Promise<Dispatcher.ResponseData> {
+    const gate = this.gateFor(input.deployment);
+    let release: ReleaseSlot = () => undefined;
+    if (gate) {
+      try {
+        release = await gate.acquire(input.signal);
+      } catch (error) {
+        throw toUpstreamError(error, input.signal);
+      }
+    }
     let response: Dispatcher.ResponseData;
     try {
       response = await request(input.url, {
@@ -33,12 +66,58 @@ export class UpstreamHttpClient implements OnModuleDestroy {
         bodyTimeout: input.timeoutMs,
       });
     } catch (error) {
+      release();
       throw toUpstreamError(error, input.signal);
     }
+    if (response.body.closed || response.body.destroyed) release();
+    else response.body.once('close', release);
     if (response.statusCode >= 200 && response.statusCode < 300) return response;
     const text = await readAtMost(response.body, ERROR_BODY_LIMIT);
     const retryAfter = response.headers['retry-after'];
     throw upstreamErrorFromStatus(response.statusCode, text, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
+  }
+
+  /**
+   * Reads a JSON answer with a running byte count: one larger than UPSTREAM_MAX_BODY_BYTES is cut
+   * off (the body destroyed, which closes the upstream connection) instead of filling memory.
+   */
+  async readJson(response: Dispatcher.ResponseData, signal: AbortSignal): Promise<unknown> {
+    const { body } = response;
+    const limit = this.maxBodyBytes;
+    const tooLarge = () => new UpstreamError('invalid_response', `answer larger than UPSTREAM_MAX_BODY_BYTES (${limit} bytes)`);
+    const declared = Number(response.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      body.destroy();
+      throw tooLarge();
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of body) {
+        size += (chunk as Buffer).length;
+        if (size > limit) throw tooLarge();
+        chunks.push(chunk as Buffer);
+      }
+    } catch (error) {
+      body.destroy();
+      throw toUpstreamError(error, signal);
+    }
+    try {
+      return JSON.parse(Buffer.concat(chunks, size).toString('utf8'));
+    } catch {
+      throw new UpstreamError('invalid_response', 'completion is not JSON');
+    }
+  }
+
+  /** The deployment's gate, made on first use; none for a deployment without max_concurrency. */
+  gateFor(deployment: DeploymentConfig): ConcurrencyGate | undefined {
+    if (deployment.maxConcurrency === null) return undefined;
+    let gate = this.gates.get(deployment.name);
+    if (!gate) {
+      gate = new ConcurrencyGate(deployment.name, deployment.maxConcurrency, deployment.maxQueueMs);
+      this.gates.set(deployment.name, gate);
+    }
+    return gate;
   }
 
   /**

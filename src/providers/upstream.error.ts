@@ -7,7 +7,9 @@ export type UpstreamErrorKind =
   | 'context_length'
   | 'unavailable'
   | 'invalid_response'
-  | 'timeout';
+  | 'timeout'
+  /** The gateway's own per-deployment concurrency limit (`max_concurrency`) is reached. */
+  | 'overloaded';
 
 /**
  * A failure talking to a provider. `detail` (which may hold the provider's raw body) is for
@@ -25,7 +27,7 @@ export class UpstreamError extends Error {
 
   /** Worth trying the next deployment: the request itself is not at fault. */
   get retryable(): boolean {
-    return ['rate_limited', 'unavailable', 'timeout', 'upstream_auth', 'invalid_response'].includes(this.kind);
+    return ['rate_limited', 'unavailable', 'timeout', 'upstream_auth', 'invalid_response', 'overloaded'].includes(this.kind);
   }
 
   toGatewayException(): GatewayException {
@@ -46,6 +48,11 @@ export class UpstreamError extends Error {
         return new GatewayException('upstream_auth_failed', { cause });
       case 'timeout':
         return new GatewayException('upstream_timeout', { cause });
+      case 'overloaded':
+        return new GatewayException('gateway_overloaded', {
+          cause,
+          headers: { 'retry-after': String(this.options.retryAfterSeconds ?? 1) },
+        });
       case 'unavailable':
       case 'invalid_response':
         return new GatewayException('upstream_error', { cause });

@@ -51,6 +51,11 @@ export class FakeOpenAiUpstream {
     return new Promise((resolve) => this.closeWaiters.push(resolve));
   }
 
+  /** TCP connections from the gateway that are open now (idle keep-alive ones included). */
+  get openConnections(): number {
+    return this.sockets.size;
+  }
+
   get lastRequest(): RecordedRequest {
     return this.requests[this.requests.length - 1];
   }

@@ -20,21 +20,12 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
 
   async complete(request: UpstreamChatRequest): Promise<UpstreamChatResult> {
     const response = await this.send(request, false);
-    let body: unknown;
-    try {
-      body = await response.body.json();
-    } catch (error) {
-      throw toUpstreamError(
-        error instanceof SyntaxError ? new UpstreamError('invalid_response', 'completion is not JSON') : error,
-        request.signal,
-      );
-    }
-    return mapCompletion(body, request);
+    return mapCompletion(await this.http.readJson(response, request.signal), request);
   }
 
   async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamPart>> {
     const response = await this.send(request, true);
-    return readEventStream(response.body, request.signal);
+    return readEventStream(response.body, request.signal, this.http.maxBodyBytes);
   }
 
   private send(request: UpstreamChatRequest, stream: boolean) {
@@ -45,6 +36,7 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
       body: JSON.stringify(buildRequestBody(request, stream)),
       timeoutMs: deployment.timeoutMs,
       signal: request.signal,
+      deployment,
     });
   }
 }
@@ -54,14 +46,30 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
  * from the socket only as fast as the consumer asks (backpressure). Leaving the loop early
  * destroys the body, which closes the upstream connection.
  */
-async function* readEventStream(body: Readable & { dump?: () => Promise<void> }, signal: AbortSignal): AsyncGenerator<UpstreamStreamPart> {
+async function* readEventStream(
+  body: Readable & { dump?: () => Promise<void> },
+  signal: AbortSignal,
+  maxEventBytes: number,
+): AsyncGenerator<UpstreamStreamPart> {
   const decoder = new TextDecoder('utf-8');
   const pending: string[] = [];
-  const parser = createParser({ onEvent: (event) => pending.push(event.data) });
+  // The parser buffers an event until its blank line: one endless event must not fill memory.
+  // Counted are the bytes since the last complete event (comments between events included).
+  let eventBytes = 0;
+  const parser = createParser({
+    onEvent: (event) => {
+      eventBytes = 0;
+      pending.push(event.data);
+    },
+  });
   let sawDone = false;
   let sawFinish = false;
   try {
     for await (const chunk of body) {
+      eventBytes += (chunk as Buffer).length;
+      if (eventBytes > maxEventBytes) {
+        throw new UpstreamError('invalid_response', `one stream event larger than UPSTREAM_MAX_BODY_BYTES (${maxEventBytes} bytes)`);
+      }
       parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
       while (pending.length > 0) {
         const data = pending.shift()!;

@@ -11,6 +11,9 @@ const deployment: DeploymentConfig = {
   apiKey: 'sk-up',
   upstreamModel: 'gpt-up',
   timeoutMs: 1000,
+  firstTokenTimeoutMs: 1000,
+  maxConcurrency: null,
+  maxQueueMs: 0,
   headers: { 'OpenAI-Organization': 'org-1' },
   mock: { latencyMs: 0, chunkCount: 1, chunkDelayMs: 0 },
 };

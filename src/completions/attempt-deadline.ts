@@ -1,0 +1,53 @@
+import { performance } from 'node:perf_hooks';
+import { UpstreamError } from '../providers/upstream.error';
+
+/**
+ * The deadlines of one upstream attempt, all counted from the moment the gateway accepted the
+ * request: time spent queueing for a concurrency slot or on an earlier deployment counts too.
+ * A deadline that passes aborts the attempt's signal with a `timeout` UpstreamError, which the
+ * adapter turns into the failure of whatever it is waiting on (slot, headers, body).
+ */
+export class AttemptDeadline {
+  private readonly controller = new AbortController();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  /** Aborted by the client's disconnect or by a passed deadline. */
+  readonly signal: AbortSignal;
+
+  constructor(
+    clientSignal: AbortSignal,
+    private readonly acceptedAt: number,
+  ) {
+    this.signal = AbortSignal.any([clientSignal, this.controller.signal]);
+  }
+
+  /** Arms a deadline `ms` after acceptance; the returned function disarms it. */
+  arm(ms: number, what: string): () => void {
+    const remaining = Math.max(0, this.acceptedAt + ms - performance.now());
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.controller.abort(new UpstreamError('timeout', `${what} not within ${ms} ms of the request's arrival`));
+    }, remaining);
+    this.timers.add(timer);
+    return () => {
+      clearTimeout(timer);
+      this.timers.delete(timer);
+    };
+  }
+
+  /** Resolves with `promise`, or rejects with the abort reason once the signal is aborted. */
+  race<T>(promise: Promise<T>): Promise<T> {
+    if (this.signal.aborted) return Promise.reject(this.signal.reason);
+    let onAbort!: () => void;
+    const aborted = new Promise<never>((_resolve, reject) => {
+      onAbort = () => reject(this.signal.reason);
+      this.signal.addEventListener('abort', onAbort, { once: true });
+    });
+    return Promise.race([promise, aborted]).finally(() => this.signal.removeEventListener('abort', onAbort));
+  }
+
+  /** Disarms every deadline; the attempt is over. */
+  dispose(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+}
