@@ -1,10 +1,10 @@
-import { Logger, MiddlewareConsumer, Module, NestModule, OnModuleDestroy, RequestMethod, ValidationPipe } from '@nestjs/common';
+import { Logger, MiddlewareConsumer, Module, NestModule, OnModuleDestroy, RequestMethod } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ADMIN_BODY_LIMIT, AdminModule } from './admin/admin.module';
 import { AuthModule } from './auth/auth.module';
 import { jsonBodyMiddleware } from './common/http/json-body.middleware';
 import { OpenAiExceptionFilter } from './common/filters/openai-exception.filter';
-import { validationExceptionFactory } from './common/validation/validation-exception.factory';
+import { GatewayValidationPipe } from './common/validation/gateway-validation.pipe';
 import { CompletionsModule } from './completions/completions.module';
 import { AppConfigModule } from './config/app-config.module';
 import { DatabaseModule } from './database/database.module';
@@ -33,15 +33,7 @@ export const COMPLETIONS_BODY_LIMIT = '1mb';
   providers: [
     DemoKeyService,
     { provide: APP_FILTER, useClass: OpenAiExceptionFilter },
-    {
-      provide: APP_PIPE,
-      useValue: new ValidationPipe({
-        whitelist: true,
-        transform: true,
-        forbidUnknownValues: false,
-        exceptionFactory: validationExceptionFactory,
-      }),
-    },
+    { provide: APP_PIPE, useClass: GatewayValidationPipe },
   ],
 })
 export class AppModule implements NestModule, OnModuleDestroy {

@@ -315,6 +315,27 @@ describe('admin API: limits of spec 8', () => {
     }
   });
 
+  it('400 naming the field for a body too deep or too wide, never a 500', async () => {
+    const gateway = await startTestApp({ env: { ADMIN_API_KEY: ADMIN_KEY, ADMIN_RATE_LIMIT: '1000' } });
+    try {
+      const admin = adminApi(gateway.url);
+      const levels = 2000;
+      const deep = await request(gateway.url)
+        .post('/admin/keys')
+        .set('Authorization', `Bearer ${ADMIN_KEY}`)
+        .set('Content-Type', 'application/json')
+        .send(`{"name":"deep","allowed_models":${'['.repeat(levels)}${']'.repeat(levels)}}`);
+      expect(deep.status).toBe(400);
+      expect(deep.body.error).toMatchObject({ code: 'invalid_parameter', param: `allowed_models${'[0]'.repeat(63)}` });
+      const wide = await admin.post('/keys', { name: 'wide', x: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i])) });
+      expect(wide.status).toBe(400);
+      expect(wide.body.error).toMatchObject({ code: 'invalid_parameter', param: 'x' });
+      expect(wide.body.error.message).toContain('has more than 1000 keys');
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it('429 with Retry-After after 10 requests in 10 s from one client, counting failed logins, sparing /v1', async () => {
     const gateway = await startTestApp({ env: { ADMIN_API_KEY: ADMIN_KEY } });
     try {

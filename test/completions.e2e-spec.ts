@@ -210,4 +210,48 @@ describe('POST /v1/chat/completions (non-streaming) through an OpenAI-compatible
     await aborted;
     expect(upstream.abortedRequests).toBeGreaterThanOrEqual(1);
   });
+  it('forwards content parts and every role real clients send, unchanged', async () => {
+    upstream.next(completion('seen'));
+    const client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
+      { role: 'developer', content: [{ type: 'text', text: 'Be brief.' }] },
+      { role: 'system', content: 'You see images.' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is in this picture?' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' } },
+          { type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } },
+          { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0=', filename: 'a.pdf' } },
+        ],
+      },
+      { role: 'assistant', content: [{ type: 'refusal', refusal: 'I cannot.' }] },
+      { role: 'assistant', content: null, function_call: { name: 'lookup', arguments: '{}' } },
+      { role: 'function', name: 'lookup', content: '{"found":true}' },
+      { role: 'user', content: [{ type: 'text', text: 'Try again.' }] },
+    ];
+    const result = await client.chat.completions.create({ model: 'alpha-k3', messages });
+    expect(result.choices[0].message.content).toBe('seen');
+    expect(upstream.lastRequest.body.messages).toEqual(messages);
+  });
+
+  it('counts the text parts of array content in token estimates', async () => {
+    const client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    const result = await client.chat.completions.create({
+      model: 'beta-v4-flash-0731',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'ping' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${'A'.repeat(4000)}` } },
+            { type: 'text', text: 'pong' },
+          ],
+        },
+      ],
+    });
+    // The mock estimates 4 characters a token: "ping\npong" is 9 characters, the image counts nothing.
+    expect(result.usage?.prompt_tokens).toBe(3);
+    expect(result.choices[0].message.content).toContain('You said: "ping\npong"');
+  });
 });

@@ -68,11 +68,100 @@ describe('every error answers in the envelope with the right status', () => {
     ['max_tokens zero', { ...valid, max_tokens: 0 }, 'max_tokens'],
     ['stream not a boolean', { ...valid, stream: 'yes' }, 'stream'],
     ['stop with five entries', { ...valid, stop: ['a', 'b', 'c', 'd', 'e'] }, 'stop'],
+    ['a message that is an array', { model: 'alpha-k3', messages: [[{ role: 'user', content: 'x' }]] }, 'messages[0]'],
+    ['a message that is a string', { model: 'alpha-k3', messages: [{ role: 'user', content: 'x' }, 'hi'] }, 'messages[1]'],
+    ['an unknown content part', { model: 'alpha-k3', messages: [{ role: 'user', content: [{ type: 'video', video: {} }] }] }, 'messages[0].content[0].type'],
+    ['an image part on a system turn', { model: 'alpha-k3', messages: [{ role: 'system', content: [{ type: 'image_url', image_url: { url: 'u' } }] }] }, 'messages[0].content[0].type'],
+    ['a text part without text', { model: 'alpha-k3', messages: [{ role: 'user', content: [{ type: 'text' }] }] }, 'messages[0].content[0].text'],
+    ['an empty content array', { model: 'alpha-k3', messages: [{ role: 'user', content: [] }] }, 'messages[0].content'],
+    ['a function turn without name', { model: 'alpha-k3', messages: [{ role: 'function', content: '{}' }] }, 'messages[0].name'],
+    ['a tool turn without tool_call_id', { model: 'alpha-k3', messages: [{ role: 'tool', content: 'r' }] }, 'messages[0].tool_call_id'],
+    ['logit_bias over 300 entries', { ...valid, logit_bias: Object.fromEntries(Array.from({ length: 301 }, (_, i) => [i, 1])) }, 'logit_bias'],
+    ['a logit_bias key that is no token id', { ...valid, logit_bias: { abc: 1 } }, 'logit_bias.abc'],
+    ['a tool that is no object', { ...valid, tools: ['f'] }, 'tools[0]'],
   ])('400 invalid_parameter for %s, naming the field', async (_case, body, param) => {
     const response = await post(body);
     expect(response.status).toBe(400);
     expectEnvelope(response.body, 400, 'invalid_parameter', param);
     expect(response.body.error.type).toBe('invalid_request_error');
+  });
+
+  describe('bodies of hostile shapes are refused or dropped fast, naming the field', () => {
+    const MiB = 1024 * 1024;
+    const wide = (keys: number) => Object.fromEntries(Array.from({ length: keys }, (_, i) => [i, 1]));
+    const deep = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+    /** The valid body with `field` set to raw JSON. */
+    const withRaw = (field: string, raw: string) => JSON.stringify(valid).replace(/}$/, `,"${field}":${raw}}`);
+    const hostile = {
+      wideLogitBias: JSON.stringify({ ...valid, logit_bias: wide(90_000) }),
+      deepMessages: JSON.stringify({ model: 'alpha-k3' }).replace(/}$/, `,"messages":${deep(400_000)}}`),
+      wideTools: JSON.stringify({ ...valid, tools: [{ type: 'function', function: { name: 'f', parameters: wide(90_000) } }] }),
+      longMessages: JSON.stringify({ ...valid, messages: Array.from({ length: 30_000 }, () => ({ role: 'user', content: 'x' })) }),
+      deepUnknown: withRaw('x_unknown', deep(400_000)),
+    };
+
+    it.each([
+      ['a 90,000-key logit_bias', hostile.wideLogitBias, 'logit_bias', 'has more than 1000 keys'],
+      ['messages nested 400,000 levels', hostile.deepMessages, `messages${'[0]'.repeat(63)}`, 'is nested more than 64 levels deep'],
+      ['a tool whose parameters have 90,000 keys', hostile.wideTools, 'tools[0].function.parameters', 'has more than 1000 keys'],
+      ['30,000 messages', hostile.longMessages, 'messages', 'has more than 10000 items'],
+      ['an unknown field nested 400,000 levels', hostile.deepUnknown, `x_unknown${'[0]'.repeat(63)}`, 'is nested more than 64 levels deep'],
+      ['a message nested 1,500 levels', JSON.stringify(valid).replace('"hi"}', `"hi","x":${deep(1500)}}`), `messages[0].x${'[0]'.repeat(61)}`, 'is nested'],
+    ])('400 for %s', async (_case, body, param, problem) => {
+      expect(Buffer.byteLength(body)).toBeLessThan(MiB);
+      const response = await post(body);
+      expect(response.status).toBe(400);
+      expectEnvelope(response.body, 400, 'invalid_parameter', param);
+      expect(response.body.error.message).toContain(problem);
+    });
+
+    it('drops a huge unknown field unread: 200', async () => {
+      upstream.next(completion('fine'));
+      const response = await post(JSON.stringify({ ...valid, x_unknown: wide(90_000), n: [wide(5000)] }));
+      expect(response.status).toBe(200);
+      expect(Object.keys(upstream.lastRequest.body).sort()).toEqual(['messages', 'model']);
+    });
+
+    it('accepts 300 logit_bias entries and 10,000 messages', async () => {
+      upstream.next(completion('fine'));
+      const many = Array.from({ length: 10_000 }, () => ({ role: 'user', content: 'x' }));
+      const response = await post({ ...valid, messages: many, logit_bias: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [i, -100])) });
+      expect(response.status).toBe(200);
+      expect(upstream.lastRequest.body.messages).toHaveLength(10_000);
+    });
+
+    it('strips __proto__ and constructor keys at any depth, without overflowing the stack', async () => {
+      upstream.next(completion('fine'));
+      const parameters = '{"type":"object","__proto__":{"polluted":1},"properties":{"a":{"constructor":1,"type":"string"}}}';
+      const response = await post(withRaw('tools', `[{"type":"function","function":{"name":"f","parameters":${parameters}}}]`));
+      expect(response.status).toBe(200);
+      expect(upstream.lastRequest.body.tools).toEqual([{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: { a: { type: 'string' } } } } }]);
+    });
+
+    it('answers a small request while hostile 1 MiB bodies are being read', async () => {
+      const bodies = Object.values(hostile);
+      const timed = async (body: string | object) => {
+        const started = performance.now();
+        const response = await post(body);
+        return { status: response.status, ms: performance.now() - started };
+      };
+      const pending = [...bodies, ...bodies].map((body) => timed(body));
+      upstream.next(completion('small'));
+      const small = await timed(valid);
+      const refused = await Promise.all(pending);
+      expect(small.status).toBe(200);
+      expect(refused.every((r) => r.status === 400)).toBe(true);
+      // Before, one such body held the event loop for 11 s; a generous bound keeps this stable on a
+      // loaded machine while still failing if any body blocks the process for seconds.
+      expect(small.ms).toBeLessThan(2000);
+      expect(Math.max(...refused.map((r) => r.ms))).toBeLessThan(5000);
+    });
+  });
+
+  it('415 for a charset other than UTF-8', async () => {
+    const response = await post(Buffer.from(JSON.stringify(valid), 'utf16le').toString('latin1'), { 'Content-Type': 'application/json; charset=utf-16le' });
+    expect(response.status).toBe(415);
+    expectEnvelope(response.body, 415, 'unsupported_media_type');
   });
 
   it('400 invalid_json for malformed JSON', async () => {

@@ -1,10 +1,16 @@
 /**
  * What the gateway does with each optional field of OpenAI's chat-completions request. This table
- * is the published compatibility matrix (README, spec sections 1 and 9.3): `pass` fields are
+ * is the published compatibility matrix (README, spec sections 1 and 9.3): `required` fields must
+ * be present, `pass` fields are
  * validated and forwarded to the provider, `gateway` fields are handled by the gateway itself, and
  * `drop` fields are accepted and silently removed. Fields not listed are dropped too.
  */
 export const COMPATIBILITY_MATRIX = {
+  model: { handling: 'required', note: 'A configured public model.' },
+  messages: {
+    handling: 'required',
+    note: 'Non-empty, at most 10,000; each an object. `role`: `system`, `developer`, `user`, `assistant`, `tool`, or legacy `function` (with `name`). `content`: a string or a non-empty array of content parts, forwarded unchanged: `text` (every role), `image_url`, `input_audio`, `file` (user), `refusal` (assistant); `null` only on an assistant turn with `tool_calls` or `function_call`. `name`, `tool_call_id` (required on `tool`), `tool_calls`, `function_call` passed; other message fields dropped. Token estimates count strings and `text` parts.',
+  },
   temperature: { handling: 'pass', note: 'number 0-2' },
   max_tokens: { handling: 'pass', note: 'integer >= 1; also used for token reservations' },
   max_completion_tokens: { handling: 'pass', note: 'integer >= 1; newer name of max_tokens' },
@@ -14,9 +20,9 @@ export const COMPATIBILITY_MATRIX = {
   user: { handling: 'pass', note: 'string, end-user id for the provider' },
   presence_penalty: { handling: 'pass', note: 'number -2 to 2' },
   frequency_penalty: { handling: 'pass', note: 'number -2 to 2' },
-  logit_bias: { handling: 'pass', note: 'object of token id to bias' },
+  logit_bias: { handling: 'pass', note: 'object of up to 300 token ids to a bias from -100 to 100' },
   response_format: { handling: 'pass', note: '{type: text | json_object | json_schema, ...}' },
-  tools: { handling: 'pass', note: 'array of tool definitions; tool_calls are relayed back' },
+  tools: { handling: 'pass', note: 'up to 128 tool definitions (objects with a `type`); tool_calls are relayed back' },
   tool_choice: { handling: 'pass', note: 'string or object' },
   parallel_tool_calls: { handling: 'pass', note: 'boolean' },
   reasoning_effort: { handling: 'pass', note: 'string' },
@@ -34,7 +40,7 @@ export const COMPATIBILITY_MATRIX = {
   audio: { handling: 'drop', note: 'text only' },
   prediction: { handling: 'drop', note: 'not relayed' },
   web_search_options: { handling: 'drop', note: 'not relayed' },
-} as const satisfies Record<string, { handling: 'pass' | 'gateway' | 'drop'; note: string }>;
+} as const satisfies Record<string, { handling: 'required' | 'pass' | 'gateway' | 'drop'; note: string }>;
 
 export const PASSTHROUGH_FIELDS = Object.entries(COMPATIBILITY_MATRIX)
   .filter(([, entry]) => entry.handling === 'pass')

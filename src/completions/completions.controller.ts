@@ -6,9 +6,10 @@ import { ResponseHeaders, SetResponseHeaders } from '../common/http/response-hea
 import { SseInterceptor } from '../common/sse/sse.interceptor';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
 import { KeyThrottlerGuard } from '../throttling/key-throttler.guard';
+import { ChatCompletionBodyPipe } from './chat-completion-body.pipe';
 import type { ChatCompletion, ChatCompletionChunk } from './chat-completion.types';
 import { CompletionsService } from './completions.service';
-import { CreateChatCompletionDto } from './dto/create-chat-completion.dto';
+import type { CreateChatCompletionDto } from './dto/create-chat-completion.dto';
 
 // Guards bound here run after the global ApiKeyGuard, so the throttler sees the authenticated key.
 @Controller('v1')
@@ -20,7 +21,8 @@ export class CompletionsController {
   @HttpCode(200)
   @UseInterceptors(SseInterceptor)
   create(
-    @Body() body: CreateChatCompletionDto,
+    // An interface, so the global ValidationPipe leaves the body to ChatCompletionBodyPipe.
+    @Body(ChatCompletionBodyPipe) body: CreateChatCompletionDto,
     @CurrentKey() key: VirtualKeyView,
     @RequestId() requestId: string,
     @ClientAbortSignal() signal: AbortSignal,

@@ -294,6 +294,7 @@ function toChatTurn(message: CreateChatCompletionDto['messages'][number]): ChatT
   if (message.name !== undefined) turn.name = message.name;
   if (message.tool_call_id !== undefined) turn.tool_call_id = message.tool_call_id;
   if (message.tool_calls !== undefined) turn.tool_calls = message.tool_calls;
+  if (message.function_call !== undefined) turn.function_call = message.function_call;
   return turn;
 }
 

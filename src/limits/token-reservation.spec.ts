@@ -18,3 +18,12 @@ describe('reservationTokens', () => {
   });
 
 });
+
+describe('estimatePromptTokens with content parts', () => {
+  it('counts only the text parts of array content', () => {
+    const { estimatePromptTokens } = jest.requireActual('./token-reservation') as typeof import('./token-reservation');
+    const image = { type: 'image_url' as const, image_url: { url: 'x'.repeat(4000) } };
+    // "abcd\nefgh" (9 characters) and "ijkl" joined by a newline: 14 characters, 4 tokens.
+    expect(estimatePromptTokens([{ content: [{ type: 'text', text: 'abcd' }, image, { type: 'text', text: 'efgh' }] }, { content: 'ijkl' }])).toBe(4);
+  });
+});

@@ -1,14 +1,19 @@
 import { estimateTokens } from '../providers/adapters/openai-compatible.mapping';
+import { contentText } from '../providers/message-content';
+import type { MessageContent } from '../providers/provider-adapter.interface';
 
 export interface ReservableRequest {
-  messages: Array<{ content?: string | null }>;
+  messages: Array<{ content?: MessageContent | null }>;
   max_tokens?: number;
   max_completion_tokens?: number;
 }
 
-/** Also what a stream is settled with when the provider reports no usage, so both always agree. */
+/**
+ * Also what a stream is settled with when the provider reports no usage, so both always agree.
+ * Only text counts: a string content or the `text` parts of an array.
+ */
 export function estimatePromptTokens(messages: ReservableRequest['messages']): number {
-  return estimateTokens(messages.map((message) => message.content ?? '').join('\n'));
+  return estimateTokens(messages.map((message) => contentText(message.content)).join('\n'));
 }
 
 /**

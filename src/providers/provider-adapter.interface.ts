@@ -14,13 +14,29 @@ export interface ToolCallDelta {
   function?: { name?: string; arguments?: string };
 }
 
+/**
+ * One part of an array `content`, as OpenAI defines it: `text` and `refusal` carry text, the
+ * others (`image_url`, `input_audio`, `file`) an object. Parts reach OpenAI-compatible providers
+ * exactly as the client sent them.
+ */
+export type ContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'refusal'; refusal: string }
+  | { type: 'image_url'; image_url: { url: string; detail?: string } }
+  | { type: 'input_audio'; input_audio: { data: string; format: string } }
+  | { type: 'file'; file: { file_data?: string; file_id?: string; filename?: string } };
+
+export type MessageContent = string | ContentPart[];
+
 /** An OpenAI-format message after validation; extra fields are the ones the matrix passes. */
 export interface ChatTurn {
   role: string;
-  content: string | null;
+  content: MessageContent | null;
   name?: string;
   tool_call_id?: string;
   tool_calls?: unknown[];
+  /** Legacy assistant turn that called a function (answered by a `function` turn). */
+  function_call?: unknown;
 }
 
 export interface UpstreamChatRequest {

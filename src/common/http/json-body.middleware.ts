@@ -2,6 +2,8 @@ import type { NextFunction, Request, Response } from 'express';
 import { json } from 'express';
 import { GatewayErrorCode } from '../errors/gateway-error-code';
 import { GatewayException } from '../errors/gateway.exception';
+import { shapeException, ShapeViolation } from '../validation/body-shape';
+import { findTooDeep } from './json-depth';
 
 // body-parser reports failures as http-errors with a machine-readable `type`.
 const BODY_PARSER_ERRORS: Record<string, GatewayErrorCode> = {
@@ -13,13 +15,22 @@ const BODY_PARSER_ERRORS: Record<string, GatewayErrorCode> = {
   'request.size.invalid': 'invalid_body',
 };
 
+/** Thrown from body-parser's verify hook, which wraps what it catches in an http-error. */
+class BodyTooDeepError extends Error {
+  readonly type = 'entity.too.deep';
+  constructor(readonly violation: ShapeViolation) {
+    super('body nested too deep');
+  }
+}
+
 /**
- * A JSON body parser for one route family: 415 for a body that is not JSON, 413 over `limit`,
- * 400 for malformed JSON or a top-level value that is not an object. Errors go through next(),
- * so Nest's exception filter writes the envelope.
+ * A JSON body parser for one route family: 415 for a body that is not UTF-8 JSON, 413 over
+ * `limit`, 400 for malformed JSON, a top-level value that is not an object, or nesting deeper than
+ * BODY_SHAPE_LIMITS.maxDepth (checked on the raw bytes, before the parser spends time on it).
+ * Errors go through next(), so Nest's exception filter writes the envelope.
  */
 export function jsonBodyMiddleware(limit: string) {
-  const parse = json({ limit, strict: true, type: () => true });
+  const parse = json({ limit, strict: true, type: () => true, verify: checkRawBody });
   return (request: Request, response: Response, next: NextFunction): void => {
     if (!hasBody(request)) {
       request.body = {};
@@ -38,7 +49,15 @@ export function jsonBodyMiddleware(limit: string) {
   };
 }
 
+function checkRawBody(_request: unknown, _response: unknown, body: Buffer, encoding: string | null): void {
+  // JSON between systems is UTF-8 (RFC 8259); the depth scan reads UTF-8 bytes.
+  if (encoding !== null && encoding !== 'utf-8' && encoding !== 'utf8') throw Object.assign(new Error(`unsupported charset ${encoding}`), { type: 'charset.unsupported' });
+  const violation = findTooDeep(body);
+  if (violation) throw new BodyTooDeepError(violation);
+}
+
 function toGatewayException(error: unknown): unknown {
+  if (error instanceof BodyTooDeepError) return shapeException(error.violation);
   const { type, message, status } = error as { type?: string; message?: string; status?: number };
   const code = type ? BODY_PARSER_ERRORS[type] : undefined;
   // e.g. a Content-Encoding whose body does not decompress: the client's fault, not a bug.

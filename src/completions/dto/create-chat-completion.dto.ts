@@ -1,94 +1,150 @@
-import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsBoolean,
-  IsInt,
-  IsNumber,
-  IsObject,
-  IsOptional,
-  IsString,
-  Max,
-  Min,
-  MinLength,
-  ValidateNested,
-} from 'class-validator';
-import { Satisfies } from '../../common/validation/satisfies.decorator';
-import { ChatMessageDto } from './chat-message.dto';
+import { invalidParameter, isJsonObject } from '../../common/validation/invalid-parameter';
+import { ChatMessageDto, parseMessage } from './chat-message.dto';
 
-export class StreamOptionsDto {
-  @IsOptional() @IsBoolean()
+export interface StreamOptionsDto {
   include_usage?: boolean;
 }
 
 /**
- * The request body of POST /v1/chat/completions. Only fields declared here survive validation
- * (whitelist); which of them reach the provider is decided by the compatibility matrix.
+ * The request body of POST /v1/chat/completions after validation. Only fields declared here
+ * survive; which of them reach the provider is decided by the compatibility matrix.
  */
-export class CreateChatCompletionDto {
-  @IsString() @MinLength(1)
+export interface CreateChatCompletionDto {
   model: string;
-
-  @IsArray() @ArrayMinSize(1) @ValidateNested({ each: true }) @Type(() => ChatMessageDto)
   messages: ChatMessageDto[];
-
-  @IsOptional() @IsBoolean()
   stream?: boolean;
-
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => StreamOptionsDto)
   stream_options?: StreamOptionsDto;
-
-  @IsOptional() @IsNumber() @Min(0) @Max(2)
   temperature?: number;
-
-  @IsOptional() @IsInt() @Min(1)
   max_tokens?: number;
-
-  @IsOptional() @IsInt() @Min(1)
   max_completion_tokens?: number;
-
-  @IsOptional() @IsNumber() @Min(0) @Max(1)
   top_p?: number;
-
-  @IsOptional()
-  @Satisfies(
-    (v) => typeof v === 'string' || (Array.isArray(v) && v.length <= 4 && v.every((s) => typeof s === 'string')),
-    'must be a string or an array of at most 4 strings',
-  )
   stop?: string | string[];
-
-  @IsOptional() @IsInt()
   seed?: number;
-
-  @IsOptional() @IsString()
   user?: string;
-
-  @IsOptional() @IsNumber() @Min(-2) @Max(2)
   presence_penalty?: number;
-
-  @IsOptional() @IsNumber() @Min(-2) @Max(2)
   frequency_penalty?: number;
-
-  @IsOptional() @IsObject()
   logit_bias?: Record<string, number>;
-
-  @IsOptional() @IsObject()
   response_format?: { type: string };
-
-  @IsOptional() @IsArray() @ArrayMaxSize(128) @IsObject({ each: true })
   tools?: object[];
-
-  @IsOptional()
-  @Satisfies(
-    (v) => ['none', 'auto', 'required'].includes(v as string) || (typeof v === 'object' && v !== null && !Array.isArray(v)),
-    'must be "none", "auto", "required" or an object naming a tool',
-  )
   tool_choice?: string | object;
-
-  @IsOptional() @IsBoolean()
   parallel_tool_calls?: boolean;
-
-  @IsOptional() @IsString()
   reasoning_effort?: string;
+}
+
+type OptionalField = Exclude<keyof CreateChatCompletionDto, 'model' | 'messages'>;
+type Rule<T> = (value: unknown, path: string) => T;
+
+/** OpenAI's documented limits. */
+export const MAX_LOGIT_BIAS_ENTRIES = 300;
+export const MAX_TOOLS = 128;
+
+/**
+ * How each optional field is checked, in the order errors are reported. Every rule is linear in
+ * the size of its value; the body's nesting is bounded before any of them runs.
+ */
+const OPTIONAL_FIELDS: { [F in OptionalField]-?: Rule<NonNullable<CreateChatCompletionDto[F]>> } = {
+  stream: boolean(),
+  stream_options: (value, path) => {
+    if (!isJsonObject(value)) throw invalidParameter(path, 'must be an object');
+    const options: StreamOptionsDto = {};
+    if (value.include_usage != null) options.include_usage = boolean()(value.include_usage, `${path}.include_usage`);
+    return options;
+  },
+  temperature: number(0, 2),
+  max_tokens: integer(1),
+  max_completion_tokens: integer(1),
+  top_p: number(0, 1),
+  stop: (value, path) => {
+    if (typeof value === 'string') return value;
+    if (Array.isArray(value) && value.length <= 4 && value.every((s) => typeof s === 'string')) return value as string[];
+    throw invalidParameter(path, 'must be a string or an array of at most 4 strings');
+  },
+  seed: integer(),
+  user: string(),
+  presence_penalty: number(-2, 2),
+  frequency_penalty: number(-2, 2),
+  logit_bias: (value, path) => {
+    if (!isJsonObject(value)) throw invalidParameter(path, 'must be an object');
+    const entries = Object.entries(value);
+    if (entries.length > MAX_LOGIT_BIAS_ENTRIES) throw invalidParameter(path, `must have at most ${MAX_LOGIT_BIAS_ENTRIES} entries`);
+    for (const [token, bias] of entries) {
+      if (!/^\d+$/.test(token)) throw invalidParameter(`${path}.${token}`, 'must be a token id (an integer)');
+      number(-100, 100)(bias, `${path}.${token}`);
+    }
+    return value as Record<string, number>;
+  },
+  response_format: (value, path) => {
+    if (!isJsonObject(value)) throw invalidParameter(path, 'must be an object');
+    string()(value.type, `${path}.type`);
+    return value as { type: string };
+  },
+  tools: (value, path) => {
+    if (!Array.isArray(value)) throw invalidParameter(path, 'must be an array');
+    if (value.length > MAX_TOOLS) throw invalidParameter(path, `must contain no more than ${MAX_TOOLS} elements`);
+    value.forEach((tool, index) => {
+      if (!isJsonObject(tool)) throw invalidParameter(`${path}[${index}]`, 'must be an object');
+      string()(tool.type, `${path}[${index}].type`);
+    });
+    return value as object[];
+  },
+  tool_choice: (value, path) => {
+    if ((typeof value === 'string' && ['none', 'auto', 'required'].includes(value)) || isJsonObject(value)) return value;
+    throw invalidParameter(path, 'must be "none", "auto", "required" or an object naming a tool');
+  },
+  parallel_tool_calls: boolean(),
+  reasoning_effort: string(),
+};
+
+/** The top-level fields the gateway reads; ChatCompletionBodyPipe drops all others unread. */
+export const CHAT_COMPLETION_FIELDS: readonly string[] = ['model', 'messages', ...Object.keys(OPTIONAL_FIELDS)];
+
+/**
+ * Validates a body that holds only CHAT_COMPLETION_FIELDS and is within the shape limits, and
+ * returns the request the service works with. The first invalid field answers 400, named in
+ * `param` as a path such as `messages[1].content`. `null` counts as absent, as OpenAI treats it.
+ */
+export function parseChatCompletion(body: Record<string, unknown>): CreateChatCompletionDto {
+  if (typeof body.model !== 'string' || body.model.length === 0) throw invalidParameter('model', 'must be a non-empty string');
+  const messages = body.messages;
+  if (!Array.isArray(messages)) throw invalidParameter('messages', 'must be an array');
+  if (messages.length === 0) throw invalidParameter('messages', 'must contain at least 1 element');
+  const request: CreateChatCompletionDto = {
+    model: body.model,
+    messages: messages.map((message, index) => parseMessage(message, `messages[${index}]`)),
+  };
+  for (const [field, rule] of Object.entries(OPTIONAL_FIELDS) as Array<[OptionalField, Rule<unknown>]>) {
+    const value = body[field];
+    if (value != null) (request as unknown as Record<string, unknown>)[field] = rule(value, field);
+  }
+  return request;
+}
+
+function boolean(): Rule<boolean> {
+  return (value, path) => {
+    if (typeof value !== 'boolean') throw invalidParameter(path, 'must be a boolean value');
+    return value;
+  };
+}
+
+function string(): Rule<string> {
+  return (value, path) => {
+    if (typeof value !== 'string') throw invalidParameter(path, 'must be a string');
+    return value;
+  };
+}
+
+function number(min: number, max: number): Rule<number> {
+  return (value, path) => {
+    if (typeof value !== 'number' || !Number.isFinite(value)) throw invalidParameter(path, 'must be a number');
+    if (value < min || value > max) throw invalidParameter(path, `must be between ${min} and ${max}`);
+    return value;
+  };
+}
+
+function integer(min?: number): Rule<number> {
+  return (value, path) => {
+    if (typeof value !== 'number' || !Number.isInteger(value)) throw invalidParameter(path, 'must be an integer number');
+    if (min !== undefined && value < min) throw invalidParameter(path, `must not be less than ${min}`);
+    return value;
+  };
 }

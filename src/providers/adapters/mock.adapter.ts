@@ -8,6 +8,7 @@ import type {
   UpstreamStreamPart,
 } from '../provider-adapter.interface';
 import { estimateTokens } from './openai-compatible.mapping';
+import { contentText } from '../message-content';
 
 /**
  * A built-in provider with deterministic answers, so the gateway runs and can be tried with no
@@ -66,13 +67,13 @@ interface MockAnswer {
 }
 
 export function mockAnswer(request: UpstreamChatRequest): MockAnswer {
-  const lastUser = [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+  const lastUser = contentText([...request.messages].reverse().find((m) => m.role === 'user')?.content);
   const echo = lastUser.length > 200 ? `${lastUser.slice(0, 200)}…` : lastUser;
   const text = `This is a mock answer from ${request.deployment.publicModel}. You said: "${echo}"`;
   const all = text.match(/\S+\s*/g) ?? [];
   const limit = Number(request.parameters.max_completion_tokens ?? request.parameters.max_tokens ?? Infinity);
   const words = all.slice(0, Math.max(0, limit));
-  const prompt = request.messages.map((m) => m.content ?? '').join('\n');
+  const prompt = request.messages.map((m) => contentText(m.content)).join('\n');
   return {
     words,
     finishReason: words.length < all.length ? 'length' : 'stop',

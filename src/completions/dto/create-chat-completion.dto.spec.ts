@@ -1,0 +1,18 @@
+import { COMPATIBILITY_MATRIX } from '../compatibility-matrix';
+import { CHAT_COMPLETION_FIELDS, parseChatCompletion } from './create-chat-completion.dto';
+
+describe('parseChatCompletion', () => {
+  it('reads exactly the fields the compatibility matrix requires, passes or handles', () => {
+    const read = Object.entries(COMPATIBILITY_MATRIX).filter(([, entry]) => entry.handling !== 'drop').map(([field]) => field);
+    expect([...CHAT_COMPLETION_FIELDS].sort()).toEqual(read.sort());
+  });
+
+  it('treats null as absent and keeps only known message fields', () => {
+    const request = parseChatCompletion({
+      model: 'm',
+      messages: [{ role: 'user', content: 'hi', extra: 1 }],
+      temperature: null,
+    });
+    expect(request).toEqual({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+  });
+});
