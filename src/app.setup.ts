@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
+import { DemoKeyService } from './keys/demo-key.service';
 
 /** Everything main.ts does to the app besides listening, shared with the e2e tests. */
 export function configureApp(app: INestApplication): INestApplication {
@@ -9,4 +10,9 @@ export function configureApp(app: INestApplication): INestApplication {
   http.disable('x-powered-by');
   http.set('etag', false);
   return app;
+}
+
+/** What waits until the server listens: a demo key printed by a start that then fails is lost. */
+export async function afterListen(app: INestApplication): Promise<void> {
+  await app.get(DemoKeyService).createOnFirstStart();
 }
