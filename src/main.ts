@@ -51,7 +51,8 @@ function listenError(error: NodeJS.ErrnoException, host: string, port: number): 
 }
 
 bootstrap().catch((error: Error) => {
-  // One line: a log shipper keeps it as one event, and a person reads what to fix.
-  Logger.fatal(error.message.replace(/\s*\n\s*/g, ' '), 'Bootstrap');
+  // One line on stderr, whatever LOG_LEVEL says, in the CLI's format: a log shipper keeps it as one
+  // event, and a person reads what to fix.
+  process.stderr.write(`gateway: ${error.message.replace(/\s*\n\s*/g, ' ')}\n`);
   process.exit(1);
 });
