@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { installClientErrorHandlers } from './common/http/client-error.handler';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
 import { DemoKeyService } from './keys/demo-key.service';
 
@@ -6,6 +7,7 @@ import { DemoKeyService } from './keys/demo-key.service';
 export function configureApp(app: INestApplication): INestApplication {
   app.use(requestIdMiddleware);
   app.enableShutdownHooks();
+  installClientErrorHandlers(app.getHttpServer());
   const http = app.getHttpAdapter().getInstance();
   http.disable('x-powered-by');
   http.set('etag', false);
