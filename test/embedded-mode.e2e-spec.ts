@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -87,9 +87,11 @@ describe('embedded database (PGlite)', () => {
 });
 
 describe('embedded database in a data folder too deep for a socket path', () => {
-  it('puts the socket in a private temp folder and removes it on stop', async () => {
+  it('puts the socket in a private temp folder, removes it on stop, and closes an existing data folder to others', async () => {
     const deep = join(mkdtempSync(join(tmpdir(), 'gateway-embedded-')), 'a-rather-long-folder-name'.repeat(4));
+    mkdirSync(deep, { mode: 0o755 }); // as an older version left it
     const embedded = await EmbeddedPostgres.start(deep);
+    expect(statSync(deep).mode & 0o777).toBe(0o700);
     const socketDir = new URL(embedded.url).searchParams.get('host')!;
     try {
       expect(socketDir.startsWith(join(tmpdir(), 'gateway-pg-'))).toBe(true);

@@ -17,7 +17,7 @@ const MAX_SOCKET_PATH = 100;
  *
  * PGlite checks no password, so the server listens on a Unix socket in a folder only the owner
  * may enter (0700), never on a TCP port that any local user could reach: file permissions are
- * the access control. The data folder itself is created 0700 too.
+ * the access control. The data folder itself is kept at 0700 too.
  */
 export class EmbeddedPostgres {
   private constructor(
@@ -31,6 +31,8 @@ export class EmbeddedPostgres {
   static async start(dataDir: string, options: { maxConnections?: number } = {}): Promise<EmbeddedPostgres> {
     const directory = resolve(dataDir);
     mkdirSync(directory, { recursive: true, mode: 0o700 });
+    // Also for a folder made by an older version: the database files in it hold the key digests.
+    chmodSync(directory, 0o700);
     const running = EmbeddedPostgres.runningServer(directory);
     if (running) {
       throw new Error(
