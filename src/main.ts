@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
 import { afterListen, configureApp } from './app.setup';
 import { StartupLogger } from './common/logging/startup.logger';
@@ -31,7 +32,8 @@ async function bootstrap(): Promise<void> {
   }
   logger.started();
   await afterListen(app);
-  Logger.log(`gateway listening on http://${host === '0.0.0.0' ? 'localhost' : host}:${port}/v1`, 'Bootstrap');
+  const { port: bound } = app.getHttpServer().address() as AddressInfo; // the real one when PORT=0
+  Logger.log(`gateway listening on http://${host === '0.0.0.0' ? 'localhost' : host}:${bound}/v1`, 'Bootstrap');
 }
 
 /** Says which variable to change, instead of Node's bare `listen EADDRINUSE`. */
