@@ -1,12 +1,20 @@
 import type { INestApplication } from '@nestjs/common';
+import { installClientErrorHandlers } from './common/http/client-error.handler';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
+import { DemoKeyService } from './keys/demo-key.service';
 
 /** Everything main.ts does to the app besides listening, shared with the e2e tests. */
 export function configureApp(app: INestApplication): INestApplication {
   app.use(requestIdMiddleware);
   app.enableShutdownHooks();
+  installClientErrorHandlers(app.getHttpServer());
   const http = app.getHttpAdapter().getInstance();
   http.disable('x-powered-by');
   http.set('etag', false);
   return app;
+}
+
+/** What waits until the server listens: a demo key printed by a start that then fails is lost. */
+export async function afterListen(app: INestApplication): Promise<void> {
+  await app.get(DemoKeyService).createOnFirstStart();
 }

@@ -3,15 +3,18 @@ import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
-import { configureApp } from './app.setup';
+import { afterListen, configureApp } from './app.setup';
+import { StartupLogger } from './common/logging/startup.logger';
 import { logLevelsFrom, validateEnvironment } from './config/env.validation';
 
 async function bootstrap(): Promise<void> {
   const env = validateEnvironment(process.env);
+  const logger = new StartupLogger({ logLevels: logLevelsFrom(env.LOG_LEVEL) });
   const app = await NestFactory.create<NestExpressApplication>(AppModule, {
     bodyParser: false,
-    logger: logLevelsFrom(env.LOG_LEVEL),
+    logger,
     // A failed start (bad config, database behind) exits with status 1 through the catch below,
     // not with Nest's default abort().
     abortOnError: false,
@@ -20,11 +23,38 @@ async function bootstrap(): Promise<void> {
   const config = app.get(ConfigService);
   const port = config.getOrThrow<number>('PORT');
   const host = config.getOrThrow<string>('HOST');
-  await app.listen(port, host);
-  Logger.log(`gateway listening on http://${host === '0.0.0.0' ? 'localhost' : host}:${port}/v1`, 'Bootstrap');
+  try {
+    await app.listen(port, host);
+  } catch (error) {
+    // Closed first so the embedded database releases its data folder.
+    await app.close().catch(() => undefined);
+    throw listenError(error as NodeJS.ErrnoException, host, port);
+  }
+  logger.started();
+  await afterListen(app);
+  const { port: bound } = app.getHttpServer().address() as AddressInfo; // the real one when PORT=0
+  Logger.log(`gateway listening on http://${host === '0.0.0.0' ? 'localhost' : host}:${bound}/v1`, 'Bootstrap');
+}
+
+/** Says which variable to change, instead of Node's bare `listen EADDRINUSE`. */
+function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return new Error(`PORT=${port}: ${host}:${port} is already in use by another process; set PORT to a free port`);
+    case 'EACCES':
+      return new Error(`PORT=${port}: not allowed to listen on ${host}:${port} (ports below 1024 need privileges); set PORT to 1024 or more`);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new Error(`HOST=${host}: not an address of this machine (${error.code}); set HOST to 0.0.0.0, 127.0.0.1 or one of its addresses`);
+    default:
+      return error;
+  }
 }
 
 bootstrap().catch((error: Error) => {
-  Logger.error(error.message, 'Bootstrap');
+  // One line on stderr, whatever LOG_LEVEL says, in the CLI's format: a log shipper keeps it as one
+  // event, and a person reads what to fix.
+  process.stderr.write(`gateway: ${error.message.replace(/\s*\n\s*/g, ' ')}\n`);
   process.exit(1);
 });

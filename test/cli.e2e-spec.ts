@@ -93,6 +93,30 @@ describe('key management CLI (same service as the gateway)', () => {
     }
   });
 
+  it('names the seed key whose secret another key already uses, instead of a raw constraint error', async () => {
+    const secret = `gk-duplicate-${unique}-xxxxxxxxxxxx`;
+    process.env.GATEWAY_SEED_KEYS = JSON.stringify([
+      { name: `first-${unique}`, key: secret },
+      { name: `second-${unique}`, key: secret },
+    ]);
+    try {
+      const failure = seedKeys(cli, io);
+      await expect(failure).rejects.toThrow(`seed key "second-${unique}": its secret is already used by another key`);
+      await expect(failure).rejects.not.toThrow(/Unique constraint|prisma/i);
+    } finally {
+      delete process.env.GATEWAY_SEED_KEYS;
+    }
+  });
+
+  it('names GATEWAY_SEED_KEYS when it is not JSON', async () => {
+    process.env.GATEWAY_SEED_KEYS = '[{name: x}]';
+    try {
+      await expect(seedKeys(cli, io)).rejects.toThrow(/^GATEWAY_SEED_KEYS: /);
+    } finally {
+      delete process.env.GATEWAY_SEED_KEYS;
+    }
+  });
+
   it('rotates a key: a new secret once, the old one kept for the grace period', async () => {
     await createKey(cli, { name: `rotate-${unique}`, json: true, budget: 100_000, budgetPeriod: 'day' }, io);
     const created = JSON.parse(lines[0]);

@@ -1,7 +1,11 @@
-import { mkdtempSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import request from 'supertest';
+import { DatabaseConnection } from '../src/database/database-connection';
+import { EmbeddedPostgres } from '../src/database/embedded-postgres';
 import { ADMIN_KEY, adminApi } from './support/admin';
 import { eventually } from './support/eventually';
 import { startTestApp, TestApp } from './support/test-app';
@@ -12,18 +16,25 @@ import { startTestApp, TestApp } from './support/test-app';
  */
 describe('embedded database (PGlite)', () => {
   let gateway: TestApp;
+  // A parent any local user may enter, so only the gateway's own modes keep them out.
+  const parent = mkdtempSync(join(tmpdir(), 'gateway-embedded-'));
+  chmodSync(parent, 0o755);
+  const dataDir = join(parent, 'data');
 
   beforeAll(async () => {
+    // ConfigService reads process.env before its own values: the suite's DATABASE_URL must go.
+    const savedUrl = process.env.DATABASE_URL;
+    delete process.env.DATABASE_URL;
     gateway = await startTestApp({
       env: {
         DATABASE_URL: '',
-        GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'gateway-embedded-')),
+        GATEWAY_DATA_DIR: dataDir,
         ADMIN_API_KEY: ADMIN_KEY,
         ADMIN_RATE_LIMIT: '1000',
         KEY_CACHE_TTL_MS: '60000',
         USAGE_FLUSH_INTERVAL_MS: '20',
       },
-    });
+    }).finally(() => (process.env.DATABASE_URL = savedUrl));
   }, 60_000);
   afterAll(() => gateway.close());
 
@@ -49,4 +60,49 @@ describe('embedded database (PGlite)', () => {
       .send({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }] });
     expect(refused.body.error.code).toBe('key_revoked');
   });
+
+  it('listens on a Unix socket in a 0700 folder, not on a TCP port', async () => {
+    const { url } = gateway.app.get<DatabaseConnection>(DatabaseConnection);
+    const parsed = new URL(url);
+    const socketDir = parsed.searchParams.get('host')!;
+    expect(parsed.port).toBe('');
+    expect(socketDir).toBe(join(dataDir, 'socket'));
+    expect(statSync(socketDir).mode & 0o777).toBe(0o700);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(socketDir, '.s.PGSQL.5432')).isSocket()).toBe(true);
+    expect(JSON.parse(readFileSync(join(dataDir, 'embedded-server.json'), 'utf8')).url).toBe(url);
+
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    expect((await client.query('SELECT count(*)::int AS n FROM virtual_keys')).rows[0].n).toBeGreaterThanOrEqual(0);
+    await client.end();
+  });
+
+  (process.getuid?.() === 0 ? it : it.skip)('refuses another local user at the file system', () => {
+    const socket = join(dataDir, 'socket', '.s.PGSQL.5432');
+    const probe = `require('net').connect(${JSON.stringify(socket)}).on('connect', () => { console.log('connected'); process.exit(0); }).on('error', (e) => { console.log(e.code); process.exit(0); })`;
+    const output = execFileSync(process.execPath, ['-e', probe], { uid: 65534, gid: 65534, encoding: 'utf8' }).trim();
+    expect(output).toBe('EACCES');
+  });
+});
+
+describe('embedded database in a data folder too deep for a socket path', () => {
+  it('puts the socket in a private temp folder, removes it on stop, and closes an existing data folder to others', async () => {
+    const deep = join(mkdtempSync(join(tmpdir(), 'gateway-embedded-')), 'a-rather-long-folder-name'.repeat(4));
+    mkdirSync(deep, { mode: 0o755 }); // as an older version left it
+    const embedded = await EmbeddedPostgres.start(deep);
+    expect(statSync(deep).mode & 0o777).toBe(0o700);
+    const socketDir = new URL(embedded.url).searchParams.get('host')!;
+    try {
+      expect(socketDir.startsWith(join(tmpdir(), 'gateway-pg-'))).toBe(true);
+      expect(statSync(socketDir).mode & 0o777).toBe(0o700);
+      const client = new Client({ connectionString: embedded.url });
+      await client.connect();
+      expect((await client.query('SELECT 1 AS one')).rows[0].one).toBe(1);
+      await client.end();
+    } finally {
+      await embedded.stop();
+    }
+    expect(existsSync(socketDir)).toBe(false);
+  }, 60_000);
 });

@@ -22,9 +22,21 @@ interface DeclaredKey {
  */
 export function readSeedKeys(env: NodeJS.ProcessEnv): SeedKeyInput[] {
   const declared: unknown[] = [];
-  if (env.GATEWAY_SEED_KEYS) declared.push(...asArray(JSON.parse(env.GATEWAY_SEED_KEYS), 'GATEWAY_SEED_KEYS'));
-  if (env.GATEWAY_SEED_FILE) declared.push(...asArray(parse(readFileSync(env.GATEWAY_SEED_FILE, 'utf8')), env.GATEWAY_SEED_FILE));
+  if (env.GATEWAY_SEED_KEYS) {
+    declared.push(...asArray(read('GATEWAY_SEED_KEYS', () => JSON.parse(env.GATEWAY_SEED_KEYS!) as unknown), 'GATEWAY_SEED_KEYS'));
+  }
+  const file = env.GATEWAY_SEED_FILE;
+  if (file) declared.push(...asArray(read(`GATEWAY_SEED_FILE ${file}`, () => parse(readFileSync(file, 'utf8')) as unknown), `GATEWAY_SEED_FILE ${file}`));
   return declared.map((entry, index) => toSeedInput(entry as DeclaredKey, index));
+}
+
+/** A parse or read failure names the variable (and file) it came from. */
+function read(source: string, load: () => unknown): unknown {
+  try {
+    return load();
+  } catch (error) {
+    throw new Error(`${source}: ${(error as Error).message.replace(/\s*\n\s*/g, ' ')}`);
+  }
 }
 
 function asArray(value: unknown, source: string): unknown[] {

@@ -1,5 +1,5 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength, validateSync } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
 import { BUDGET_PERIODS, BudgetPeriod } from '../limits/budget-period';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
@@ -12,15 +12,16 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(0) @Max(65535)
   PORT = 8080;
 
-  @IsString()
+  @IsString() @IsNotEmpty()
   HOST = '0.0.0.0';
 
   /** Postgres connection string; without it the gateway runs an embedded Postgres (PGlite). */
   @Transform(emptyToUndefined) @IsOptional() @IsString()
+  @Matches(/^postgres(?:ql)?:\/\/\S+$/, { message: 'DATABASE_URL must be a postgresql://user:password@host:port/database URL' })
   DATABASE_URL?: string;
 
   /** Where the embedded Postgres keeps its data. */
-  @IsString()
+  @IsString() @IsNotEmpty()
   GATEWAY_DATA_DIR = '.gateway-data';
 
   /** Path of the YAML model/deployment config; without it every public model is served by the mock. */
@@ -108,10 +109,12 @@ export class EnvironmentVariables {
 
 export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
   const env = plainToInstance(EnvironmentVariables, raw, { exposeDefaultValues: true });
+  // One message per variable, all on one line: a start-up failure is one line in the log. Decorators
+  // register bottom-up, so the last failed constraint is the leftmost, most basic one (IsInt before Min).
   const errors = validateSync(env, { skipMissingProperties: false, forbidUnknownValues: false });
   if (errors.length > 0) {
-    const lines = errors.flatMap((e) => Object.values(e.constraints ?? {}).map((m) => `  - ${m}`));
-    throw new Error(`Invalid environment:\n${lines.join('\n')}`);
+    const problems = errors.map((e) => Object.values(e.constraints ?? {}).at(-1) ?? `${e.property} is invalid`);
+    throw new Error(`Invalid environment: ${problems.join('; ')}`);
   }
   return env;
 }

@@ -1,3 +1,5 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { embeddedDefaultConfig, loadGatewayConfig, parseGatewayConfig } from './gateway-config.loader';
 import { interpolateEnv } from './interpolate-env';
@@ -14,9 +16,22 @@ describe('interpolateEnv', () => {
     });
   });
 
-  it('treats an empty variable as unset', () => {
+  it('follows the shell: ":-" defaults when empty or unset, "-" only when unset, an empty ${VAR} is ""', () => {
     expect(interpolateEnv('${EMPTY:-x}', env)).toBe('x');
-    expect(() => interpolateEnv({ models: { m: [{ api_key: '${EMPTY}' }] } }, env)).toThrow('models.m[0].api_key: environment variable EMPTY is not set');
+    expect(interpolateEnv('${MISSING:-x}', env)).toBe('x');
+    expect(interpolateEnv('${EMPTY-x}', env)).toBe('');
+    expect(interpolateEnv('${MISSING-x}', env)).toBe('x');
+    expect(interpolateEnv('${KEY:-x}', env)).toBe('sk-123');
+    expect(interpolateEnv('a${EMPTY}b', env)).toBe('ab');
+    expect(() => interpolateEnv({ models: { m: [{ api_key: '${MISSING}' }] } }, env)).toThrow(
+      'models.m[0].api_key: environment variable MISSING is not set',
+    );
+  });
+
+  it('lets the field say that an empty variable is not allowed', () => {
+    expect(() => parseGatewayConfig({ models: { m: [{ provider: 'openai', base_url: 'http://x', api_key: '${EMPTY}', model: 'x' }] } }, env)).toThrow(
+      'models.m[0].api_key',
+    );
   });
 
   it('cannot change the document structure', () => {
@@ -61,6 +76,9 @@ describe('parseGatewayConfig', () => {
     [{ models: { 'alpha-k3': [{ provider: 'openai', base_url: 'http://x', model: 'm' }] } }, 'models.alpha-k3[0].api_key'],
     [{ models: { 'alpha-k3': [{ provider: 'mock', timeout_ms: 5 }] } }, 'timeout_ms'],
     [{ models: { 'bad model!': [{ provider: 'mock' }] } }, 'not a valid model name'],
+    [{ models: { 'alpha-k3': [{ provider: 'mock', timout_ms: 5000 }] } }, 'models.alpha-k3[0].timout_ms: unknown field'],
+    [{ models: { 'alpha-k3': [{ provider: 'mock' }, { provider: 'mock', Latency_ms: 1 }] } }, 'models.alpha-k3[1].Latency_ms: unknown field'],
+    [{ models: { 'alpha-k3': [{ provider: 'mock' }] }, model_list: [] }, 'model_list: unknown field'],
   ])('rejects %j with a message naming the place (%s)', (document, message) => {
     expect(() => parseGatewayConfig(document, env)).toThrow(message);
   });
@@ -69,6 +87,14 @@ describe('parseGatewayConfig', () => {
     const config = embeddedDefaultConfig();
     expect([...config.models.keys()]).toEqual(['alpha-k3', 'beta-v4-pro-0813', 'beta-v4-flash-0731']);
     expect([...config.models.values()].every((list) => list.length === 1 && list[0].provider === 'mock')).toBe(true);
+  });
+});
+
+describe('loadGatewayConfig', () => {
+  it('names the file and the unknown field of a typo', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'gateway-config-')), 'gateway.yaml');
+    writeFileSync(file, 'models:\n  alpha-k3:\n    - provider: mock\n      timout_ms: 5000\n');
+    expect(() => loadGatewayConfig(file, {})).toThrow(`GATEWAY_CONFIG ${file}: models.alpha-k3[0].timout_ms: unknown field (check its spelling)`);
   });
 });
 

@@ -2,13 +2,18 @@ import { readFileSync } from 'node:fs';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
 import { parse } from 'yaml';
-import { DeploymentConfigDto, DeploymentListDto } from './gateway-config.dto';
+import { DeploymentConfigDto, DeploymentListDto, GatewayConfigFileDto } from './gateway-config.dto';
 import { DeploymentConfig, GatewayConfig, PUBLIC_MODELS } from './gateway-config.types';
 import { interpolateEnv } from './interpolate-env';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_QUEUE_MS = 1_000;
 const MODEL_NAME = /^[A-Za-z0-9][\w.:/-]{0,127}$/;
+/**
+ * A field the DTOs do not declare is an error, not ignored: a typo such as `timout_ms` would
+ * otherwise silently leave the default in place. New fields only need declaring in the DTO.
+ */
+const STRICT = { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: false } as const;
 
 /** Every public model served by the built-in mock: the gateway runs with no provider account. */
 export function embeddedDefaultConfig(): GatewayConfig {
@@ -36,6 +41,8 @@ export function parseGatewayConfig(document: unknown, env: NodeJS.ProcessEnv): G
   if (!root || typeof root !== 'object' || !root.models || typeof root.models !== 'object' || Array.isArray(root.models)) {
     throw new Error('expected a top-level "models" mapping of public model name to a list of deployments');
   }
+  const rootErrors = validateSync(plainToInstance(GatewayConfigFileDto, root), STRICT);
+  if (rootErrors.length > 0) throw new Error(describe(rootErrors, ''));
   const models = new Map<string, DeploymentConfig[]>();
   for (const [model, list] of Object.entries(root.models)) {
     if (!MODEL_NAME.test(model)) throw new Error(`models: "${model}" is not a valid model name`);
@@ -43,7 +50,7 @@ export function parseGatewayConfig(document: unknown, env: NodeJS.ProcessEnv): G
       throw new Error(`models.${model}: expected a non-empty list of deployments`);
     }
     const dto = plainToInstance(DeploymentListDto, { deployments: list });
-    const errors = validateSync(dto, { forbidUnknownValues: false });
+    const errors = validateSync(dto, STRICT);
     if (errors.length > 0) throw new Error(describe(errors, `models.${model}`));
     models.set(
       model,
@@ -79,8 +86,10 @@ function describe(errors: ValidationError[], prefix: string): string {
   const lines: string[] = [];
   const walk = (list: ValidationError[], path: string) => {
     for (const error of list) {
-      const here = /^\d+$/.test(error.property) ? `${path}[${error.property}]` : `${path}.${error.property}`;
-      for (const message of Object.values(error.constraints ?? {})) lines.push(`${here}: ${message}`);
+      const here = /^\d+$/.test(error.property) ? `${path}[${error.property}]` : path ? `${path}.${error.property}` : error.property;
+      for (const [constraint, message] of Object.entries(error.constraints ?? {})) {
+        lines.push(`${here}: ${constraint === 'whitelistValidation' ? 'unknown field (check its spelling)' : message}`);
+      }
       walk(error.children ?? [], here);
     }
   };

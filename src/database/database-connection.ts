@@ -26,9 +26,14 @@ const logger = new Logger('Database');
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseConnection> {
   if (options.databaseUrl) {
-    if (options.migrateOnStart) await migrate(options.databaseUrl);
-    else if (!options.allowUnmigrated) await refuseUnmigrated(options.databaseUrl);
-    return { url: options.databaseUrl, embedded: null };
+    const url = options.databaseUrl;
+    try {
+      if (options.migrateOnStart) await migrate(url);
+      else if (!options.allowUnmigrated) await refuseUnmigrated(url);
+    } catch (error) {
+      throw new Error(`DATABASE_URL (${redactedUrl(url)}): ${(error as Error).message}`, { cause: error });
+    }
+    return { url, embedded: null };
   }
   const running = options.joinRunningEmbedded ? EmbeddedPostgres.runningServer(options.dataDir) : undefined;
   if (running) return { url: running.url, embedded: null };
@@ -56,4 +61,15 @@ async function refuseUnmigrated(url: string): Promise<void> {
 async function migrate(url: string): Promise<void> {
   const report = await runMigrations(url, MIGRATIONS_DIR, (message) => logger.log(message));
   logger.log(`database schema up to date (${report.applied.length} applied, ${report.alreadyApplied} already applied)`);
+}
+
+/** The URL as an operator can recognise it, without its password. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'unparsable URL';
+  }
 }

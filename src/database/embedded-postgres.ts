@@ -1,26 +1,38 @@
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 
 const SERVER_FILE = 'embedded-server.json';
+/** node-postgres finds a server in directory D at D/.s.PGSQL.<port>, as libpq does. */
+const SOCKET_NAME = '.s.PGSQL.5432';
+/** sun_path holds 108 bytes on Linux (104 on macOS), terminating NUL included. */
+const MAX_SOCKET_PATH = 100;
 
 /**
- * Postgres compiled to WebAssembly (PGlite), served over the Postgres wire protocol on loopback,
- * so the gateway runs with no database installed and still talks to it through the same Prisma
- * adapter as in production. One process owns the data folder; others (the CLI) connect to it.
+ * Postgres compiled to WebAssembly (PGlite), served over the Postgres wire protocol, so the
+ * gateway runs with no database installed and still talks to it through the same Prisma adapter
+ * as in production. One process owns the data folder; others (the CLI) connect to it.
+ *
+ * PGlite checks no password, so the server listens on a Unix socket in a folder only the owner
+ * may enter (0700), never on a TCP port that any local user could reach: file permissions are
+ * the access control. The data folder itself is kept at 0700 too.
  */
 export class EmbeddedPostgres {
   private constructor(
     private readonly db: PGlite,
     private readonly server: PGLiteSocketServer,
     private readonly dataDir: string,
+    private readonly socketDir: string,
     readonly url: string,
   ) {}
 
-  static async start(dataDir: string, options: { port?: number; maxConnections?: number } = {}): Promise<EmbeddedPostgres> {
+  static async start(dataDir: string, options: { maxConnections?: number } = {}): Promise<EmbeddedPostgres> {
     const directory = resolve(dataDir);
-    mkdirSync(directory, { recursive: true });
+    mkdirSync(directory, { recursive: true, mode: 0o700 });
+    // Also for a folder made by an older version: the database files in it hold the key digests.
+    chmodSync(directory, 0o700);
     const running = EmbeddedPostgres.runningServer(directory);
     if (running) {
       throw new Error(
@@ -29,16 +41,17 @@ export class EmbeddedPostgres {
       );
     }
     const db = await PGlite.create(resolve(directory, 'pgdata'));
-    const server = new PGLiteSocketServer({
-      db,
-      host: '127.0.0.1',
-      port: options.port ?? 0,
-      maxConnections: options.maxConnections ?? 32,
-    });
-    await server.start();
-    const url = `postgresql://postgres:postgres@${server.getServerConn()}/postgres?sslmode=disable`;
-    writeFileSync(resolve(directory, SERVER_FILE), JSON.stringify({ pid: process.pid, url }));
-    return new EmbeddedPostgres(db, server, directory, url);
+    const socketDir = privateSocketDir(directory);
+    const server = new PGLiteSocketServer({ db, path: join(socketDir, SOCKET_NAME), maxConnections: options.maxConnections ?? 32 });
+    try {
+      await server.start();
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+    const url = `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}&sslmode=disable`;
+    writeFileSync(resolve(directory, SERVER_FILE), JSON.stringify({ pid: process.pid, url }), { mode: 0o600 });
+    return new EmbeddedPostgres(db, server, directory, socketDir, url);
   }
 
   /** The URL of the embedded server another live process runs on this data folder, if any. */
@@ -56,5 +69,21 @@ export class EmbeddedPostgres {
     await this.server.stop();
     await this.db.close();
     rmSync(resolve(this.dataDir, SERVER_FILE), { force: true });
+    // Closing the server removed the socket itself; a temp folder made for it goes too.
+    if (!this.socketDir.startsWith(this.dataDir)) rmSync(this.socketDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * `<data folder>/socket`, mode 0700 even if it existed with another; a fresh 0700 folder under the
+ * system's temp folder when that path is too long for a socket. A socket left by a crashed start
+ * is removed (the caller made sure no live process owns the data folder).
+ */
+function privateSocketDir(dataDir: string): string {
+  const preferred = join(dataDir, 'socket');
+  if (join(preferred, SOCKET_NAME).length > MAX_SOCKET_PATH) return mkdtempSync(join(tmpdir(), 'gateway-pg-'));
+  mkdirSync(preferred, { recursive: true, mode: 0o700 });
+  chmodSync(preferred, 0o700);
+  rmSync(join(preferred, SOCKET_NAME), { force: true });
+  return preferred;
 }

@@ -1,13 +1,15 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DatabaseConnection } from '../database/database-connection';
 import { VirtualKeyService } from './virtual-key.service';
 
 /**
  * On the embedded defaults, a first start with no keys creates one and prints it once, so a new
- * user can call the gateway right away. Never done against an external database.
+ * user can call the gateway right away. Never done against an external database. Called once the
+ * server listens (see afterListen): a key printed by a start that then fails would be lost, and
+ * the next start would not print one, since a key exists.
  */
 @Injectable()
-export class DemoKeyService implements OnApplicationBootstrap {
+export class DemoKeyService {
   private readonly logger = new Logger('Keys');
 
   constructor(
@@ -15,7 +17,7 @@ export class DemoKeyService implements OnApplicationBootstrap {
     @Inject(DatabaseConnection) private readonly connection: DatabaseConnection,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
+  async createOnFirstStart(): Promise<void> {
     if (!this.connection.embedded || (await this.keys.count()) > 0) return;
     const { key, secret } = await this.keys.create({ name: 'demo' });
     this.logger.log(`created virtual key "${key.name}" (${key.keyPrefix}...); it is shown once below and never again`);

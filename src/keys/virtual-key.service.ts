@@ -120,7 +120,15 @@ export class VirtualKeyService {
     }
     assertBudget(input.tokenBudget ?? null, input.budgetPeriod ?? null);
     const declared = { secretHash, keyPrefix: input.secret ? displayPrefix(input.secret) : 'seeded', ...settings(input) };
-    return toView(await this.announce(this.repository.upsertByName(input.name, { name: input.name, ...declared }, declared)));
+    try {
+      return toView(await this.announce(this.repository.upsertByName(input.name, { name: input.name, ...declared }, declared)));
+    } catch (error) {
+      // Keys are upserted by name, so the only unique field left to collide is the secret.
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
+        throw new Error(`seed key "${input.name}": its secret is already used by another key; every key needs its own secret`);
+      }
+      throw error;
+    }
   }
 
   private async find(idOrName: string): Promise<VirtualKey> {

@@ -4,7 +4,7 @@ import { Test, TestingModuleBuilder } from '@nestjs/testing';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from '../../src/app.module';
-import { configureApp } from '../../src/app.setup';
+import { afterListen, configureApp } from '../../src/app.setup';
 import { logLevelsFrom, validateEnvironment } from '../../src/config/env.validation';
 import { parseGatewayConfig } from '../../src/config/gateway-config.loader';
 import { GatewayConfigService } from '../../src/config/gateway-config.service';
@@ -45,6 +45,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   configureApp(app);
   await app.listen(0, '127.0.0.1');
+  await afterListen(app);
   const { port } = app.getHttpServer().address() as AddressInfo;
   const keys = app.get(VirtualKeyService);
   return {

@@ -17,6 +17,11 @@ export const GATEWAY_ERRORS = {
     type: 'invalid_request_error',
     message: "The request exceeds the model's maximum context length.",
   },
+  malformed_request: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The HTTP request is malformed (request line or headers such as Content-Length).',
+  },
   missing_api_key: {
     status: 401,
     type: 'invalid_request_error',
@@ -39,6 +44,7 @@ export const GATEWAY_ERRORS = {
   not_found: { status: 404, type: 'invalid_request_error', message: 'Unknown route.' },
   model_not_found: { status: 404, type: 'invalid_request_error', message: 'The requested model does not exist.' },
   key_not_found: { status: 404, type: 'invalid_request_error', message: 'No virtual key with this id or name.' },
+  request_timeout: { status: 408, type: 'invalid_request_error', message: 'The request was not received in time.' },
   key_name_taken: { status: 409, type: 'invalid_request_error', message: 'A virtual key with this name exists.' },
   key_already_revoked: {
     status: 409,
@@ -51,6 +57,11 @@ export const GATEWAY_ERRORS = {
     type: 'invalid_request_error',
     message: 'Unsupported Content-Type. Send the body as application/json.',
   },
+  expectation_failed: {
+    status: 417,
+    type: 'invalid_request_error',
+    message: 'Unsupported Expect header; only "Expect: 100-continue" is supported.',
+  },
   rate_limit_exceeded: { status: 429, type: 'requests', message: 'Rate limit exceeded.' },
   token_rate_limit_exceeded: { status: 429, type: 'tokens', message: 'Token rate limit exceeded.' },
   budget_exceeded: { status: 429, type: 'insufficient_quota', message: 'The token budget of this API key is spent.' },
@@ -59,6 +70,7 @@ export const GATEWAY_ERRORS = {
     type: 'rate_limit_error',
     message: 'The model provider is rate limiting requests. Retry later.',
   },
+  headers_too_large: { status: 431, type: 'invalid_request_error', message: 'The request headers are too large.' },
   internal_error: { status: 500, type: 'server_error', message: 'The gateway had an internal error.' },
   upstream_error: { status: 502, type: 'upstream_error', message: 'The model provider failed to answer.' },
   upstream_auth_failed: {

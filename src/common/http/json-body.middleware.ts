@@ -59,6 +59,12 @@ function checkRawBody(_request: unknown, _response: unknown, body: Buffer, encod
 function toGatewayException(error: unknown): unknown {
   if (error instanceof BodyTooDeepError) return shapeException(error.violation);
   const { type, message, status } = error as { type?: string; message?: string; status?: number };
+  if (type === 'encoding.unsupported') {
+    const { encoding } = error as { encoding?: string };
+    return new GatewayException('unsupported_media_type', {
+      message: `Content-Encoding "${encoding}" is not supported; send the body uncompressed or with gzip, deflate or br.`,
+    });
+  }
   const code = type ? BODY_PARSER_ERRORS[type] : undefined;
   // e.g. a Content-Encoding whose body does not decompress: the client's fault, not a bug.
   if (!code) return status && status >= 400 && status < 500 ? new GatewayException('invalid_body', { message: 'The request body could not be read.' }) : error;

@@ -15,8 +15,12 @@ declare module 'express' {
  */
 export function requestIdMiddleware(request: Request, response: Response, next: NextFunction): void {
   const incoming = request.headers['x-request-id'];
-  const id = typeof incoming === 'string' && CLIENT_REQUEST_ID.test(incoming) ? incoming : `req_${randomBytes(12).toString('hex')}`;
+  const id = typeof incoming === 'string' && CLIENT_REQUEST_ID.test(incoming) ? incoming : newRequestId();
   request.id = id;
   response.setHeader('x-request-id', id);
   next();
+}
+
+export function newRequestId(): string {
+  return `req_${randomBytes(12).toString('hex')}`;
 }
