@@ -104,13 +104,13 @@ export async function renderKeys({ show, onError }, secret) {
       h('td', {}, formatDate(key.last_used_at)),
       h('td', { class: 'actions' },
         key.status === 'revoked' ? null : h('button', {
-          type: 'button', class: 'secondary',
+          type: 'button', class: 'secondary', 'aria-label': `Rotate ${key.name}`,
           onclick: () => act(`Rotate ${key.name}? The old secret keeps working for one hour.`, 'POST', `/keys/${key.id}/rotate`, {}, (rotated) => rerender({ title: `New secret for ${rotated.name}`, secret: rotated.secret })),
-        }, `Rotate ${key.name}`),
+        }, 'Rotate'),
         key.status === 'revoked' ? null : h('button', {
-          type: 'button', class: 'danger',
+          type: 'button', class: 'danger', 'aria-label': `Revoke ${key.name}`,
           onclick: () => act(`Revoke ${key.name}? Clients using it are refused from now on.`, 'POST', `/keys/${key.id}/revoke`, undefined, () => { toast(`${key.name} revoked.`); rerender(); }),
-        }, `Revoke ${key.name}`),
+        }, 'Revoke'),
       ),
     ));
 

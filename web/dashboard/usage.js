@@ -16,9 +16,11 @@ const METRICS = [
 const COLORS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#be185d', '#4d7c0f'];
 const state = { range: '24h', groupBy: 'key' };
 
-/** Per-group series on one shared time axis (seconds), 0 where a group had no requests. */
-function alignedData(groups, field) {
-  const times = [...new Set(groups.flatMap((g) => g.points.map((p) => Date.parse(p.t) / 1000)))].sort((a, b) => a - b);
+/** Per-group series on every bucket of the range (seconds), 0 where a group had no requests. */
+function alignedData(data, groups, field) {
+  const step = data.bucket_seconds;
+  const times = [];
+  for (let t = Math.floor(Date.parse(data.from) / 1000 / step) * step; t < Date.parse(data.to) / 1000; t += step) times.push(t);
   const columns = groups.map((g) => {
     const byTime = new Map(g.points.map((p) => [Date.parse(p.t) / 1000, p[field]]));
     return times.map((t) => byTime.get(t) ?? (field === 'avg_latency_ms' ? null : 0));
@@ -26,16 +28,17 @@ function alignedData(groups, field) {
   return [times, ...columns];
 }
 
-function chart(container, title, groups, field) {
+function chart(container, title, data, groups, field) {
   const width = Math.max(320, Math.min(container.clientWidth || 900, 1100) - 32);
   const options = {
     title,
     width,
     height: 220,
     series: [{}, ...groups.map((g, i) => ({ label: g.name, stroke: COLORS[i % COLORS.length], width: 2, points: { show: true } }))],
+    scales: { x: { time: true, range: [Date.parse(data.from) / 1000, Date.parse(data.to) / 1000] }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
     axes: [{}, { size: 60 }],
   };
-  return new window.uPlot(options, alignedData(groups, field), container);
+  return new window.uPlot(options, alignedData(data, groups, field), container);
 }
 
 function toCsv(data) {
@@ -89,5 +92,5 @@ export async function renderUsage({ show, onError }) {
     ),
     h('section', { class: 'card charts', 'aria-label': 'Usage charts' }, chartBoxes),
   );
-  if (groups.length) METRICS.forEach((metric, i) => chart(chartBoxes[i], metric.title, groups, metric.field));
+  if (groups.length) METRICS.forEach((metric, i) => chart(chartBoxes[i], metric.title, data, groups, metric.field));
 }
