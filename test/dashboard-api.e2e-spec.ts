@@ -179,6 +179,19 @@ describe('dashboard: limits', () => {
       expect(locked.status).toBe(429);
       expect(locked.body.error.code).toBe('rate_limit_exceeded');
       expect(Number(locked.headers['retry-after'])).toBeGreaterThan(800);
+
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('lets no concurrent guess slip past the failed sign-in limit', async () => {
+    const gateway = await startTestApp({ env: { ADMIN_API_KEY: ADMIN_KEY, DASHBOARD_SIGNIN_FAILURE_LIMIT: '3' } });
+    try {
+      const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => request(gateway.url).post('/dashboard/api/session').send({ admin_key: `guess-${i}` })));
+      const statuses = answers.map((answer) => answer.status).sort();
+      expect(statuses.filter((status) => status === 401)).toHaveLength(3);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(9);
     } finally {
       await gateway.close();
     }

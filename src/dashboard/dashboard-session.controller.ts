@@ -26,20 +26,20 @@ export class DashboardSessionController {
 
   /**
    * Only failed attempts are counted, per client IP: an admin who types the key right is never
-   * locked out by a neighbour's successes, and guessing stops after a few tries. No CSRF token
-   * exists yet; SameSite=Strict and the JSON-only body keep other sites from signing a browser in.
+   * locked out by a neighbour's successes, and guessing stops after a few tries. Every attempt is
+   * charged up front and a success gives its charge back, so concurrent guesses cannot slip past
+   * the limit. No CSRF token exists yet; SameSite=Strict and the JSON-only body keep other sites
+   * from signing a browser in.
    */
   @Post()
   @HttpCode(200)
   async signIn(@Body() body: SignInDto, @Req() request: Request, @Res({ passthrough: true }) response: Response) {
     assertDashboardEnabled(this.settings);
     const failures = { key: `dashboard:{signin:${request.ip ?? 'unknown'}}:failures`, limit: this.settings.signInFailureLimit, windowMs: this.settings.signInFailureWindowMs };
-    const current = await this.counters.consume([failures], 0);
-    if (current.counters[0].used >= failures.limit) throw this.lockedOut(current.counters[0].resetMs);
-    if (!timingSafeEqual(sha256(body.admin_key), this.expected!)) {
-      await this.counters.consume([failures], 1);
-      throw new GatewayException('invalid_admin_key');
-    }
+    const attempt = await this.counters.consume([failures], 1);
+    if (!attempt.allowed) throw this.lockedOut(attempt.counters[0].resetMs);
+    if (!timingSafeEqual(sha256(body.admin_key), this.expected!)) throw new GatewayException('invalid_admin_key');
+    await this.counters.adjust([{ key: failures.key, endsAt: attempt.counters[0].endsAt }], -1, attempt.backend);
     const { secret, session } = this.sessions.create();
     setSessionCookie(request, response, secret, this.sessions.idleMs, this.settings.publicBaseUrl);
     return { object: 'dashboard_session', csrf_token: session.csrfToken, idle_timeout_seconds: Math.round(this.sessions.idleMs / 1000) };
