@@ -60,8 +60,11 @@ describe('dashboard in a real browser', () => {
     writeFileSync(join(ARTIFACTS, 'page-load.json'), `${JSON.stringify({ signInFormVisibleMs: loadMs, ...navigation }, null, 2)}\n`);
     await shot('sign-in');
 
-    await page.getByLabel('Admin key').fill(ADMIN_KEY);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    // Keyboard only: the form focuses the key input, Enter submits through the "Sign in" button.
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('admin-key');
+    await page.keyboard.type(ADMIN_KEY);
+    await page.keyboard.press('Enter');
 
     // Overview: the base URL clients use.
     await expectText(page.locator('#base-url'), `${gateway.url}/v1`);
