@@ -118,6 +118,8 @@ describe('dashboard: page and sign-in', () => {
     expect(first.body.data[0]).toMatchObject({ key_prefix: expect.stringMatching(/^gk-/), status: 'active', last_used_at: null });
     const second = await request(gateway.url).get(`/dashboard/api/keys?search=${prefix}&per_page=2&page=2`).set('Cookie', session.cookie);
     expect(second.body.data).toHaveLength(1);
+    // Newest first.
+    expect([...first.body.data, ...second.body.data].map((key: { name: string }) => key.name)).toEqual([`${prefix}-2`, `${prefix}-1`, `${prefix}-0`]);
 
     const id = first.body.data[0].id;
     const rotated = await request(gateway.url).post(`/dashboard/api/keys/${id}/rotate`).set('Cookie', session.cookie).set('X-CSRF-Token', session.csrf).send({ grace_seconds: 0 });

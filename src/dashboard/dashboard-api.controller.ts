@@ -64,7 +64,10 @@ export class DashboardApiController {
     const perPage = query.per_page ?? 20;
     const page = query.page ?? 1;
     const search = query.search?.trim().toLowerCase();
-    const all = (await this.keys.list()).filter((key) => !search || key.name.toLowerCase().includes(search) || key.keyPrefix.toLowerCase().includes(search));
+    // Newest first, so a key just created is on the first page.
+    const all = (await this.keys.list())
+      .filter((key) => !search || key.name.toLowerCase().includes(search) || key.keyPrefix.toLowerCase().includes(search))
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
     const slice = all.slice((page - 1) * perPage, page * perPage);
     const lastUsed = await this.usage.lastUsed(slice.map((key) => key.id));
     return {
