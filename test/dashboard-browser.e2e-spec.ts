@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { VirtualKeyService } from '../src/keys/virtual-key.service';
 import { UsageReport } from '../src/usage/usage-report.service';
 import { ADMIN_KEY } from './support/admin';
 import { buildDashboard } from './support/dashboard';
@@ -90,8 +91,9 @@ describe('dashboard in a real browser', () => {
     expect(completion.choices[0].message.content).toEqual(expect.any(String));
     // Wait for the usage flush on the server side, so the page is loaded once.
     const usage = gateway.app.get(UsageReport);
+    const { id: keyId } = await gateway.app.get(VirtualKeyService).get(name);
     await eventually(async () => {
-      expect((await usage.report({ groupBy: 'key' })).some((group) => group.requests > 0)).toBe(true);
+      expect((await usage.report({ groupBy: 'key', keyId }))[0]?.requests).toBe(1);
     }, 5_000, 100);
     await page.getByRole('link', { name: 'Usage' }).click();
     const row = page.locator('#usage-totals tbody tr', { hasText: name });
@@ -99,6 +101,10 @@ describe('dashboard in a real browser', () => {
     expect(await row.locator('td').first().textContent()).toBe('1');
     expect(await page.locator('.chart canvas').count()).toBeGreaterThanOrEqual(4); // uPlot drew the charts
     await shot('usage');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
+    const csv = readFileSync((await download.path())!, 'utf8').split('\n');
+    expect(csv[0]).toBe('time,group_by,group,requests,errors,prompt_tokens,completion_tokens,total_tokens,avg_latency_ms');
+    expect(csv.find((line) => line.includes(`"${name}"`))).toMatch(new RegExp(`,key,"${name}",1,0,`));
 
     // Revoke it in the page (with confirmation); the next /v1 call is refused.
     await page.getByRole('link', { name: 'Keys' }).click();

@@ -15,14 +15,15 @@ export function sessionCookie(request: Request): string | undefined {
 /**
  * HttpOnly (no script reads it), SameSite=Strict (no cross-site request carries it), Secure when
  * the page was reached over HTTPS (directly, through a proxy that says so, or per PUBLIC_BASE_URL).
+ * A browser-session cookie without Max-Age: the idle expiry is the server's, which restarts with
+ * every request, so a fixed cookie lifetime would cut off an admin who is still working.
  */
-export function setSessionCookie(request: Request, response: Response, secret: string, maxAgeMs: number, publicBaseUrl: string | null): void {
+export function setSessionCookie(request: Request, response: Response, secret: string, publicBaseUrl: string | null): void {
   response.cookie(SESSION_COOKIE, secret, {
     httpOnly: true,
     sameSite: 'strict',
     secure: isHttps(request, publicBaseUrl),
     path: COOKIE_PATH,
-    maxAge: maxAgeMs,
   });
 }
 

@@ -41,7 +41,7 @@ export class DashboardSessionController {
     if (!timingSafeEqual(sha256(body.admin_key), this.expected!)) throw new GatewayException('invalid_admin_key');
     await this.counters.adjust([{ key: failures.key, endsAt: attempt.counters[0].endsAt }], -1, attempt.backend);
     const { secret, session } = this.sessions.create();
-    setSessionCookie(request, response, secret, this.sessions.idleMs, this.settings.publicBaseUrl);
+    setSessionCookie(request, response, secret, this.settings.publicBaseUrl);
     return { object: 'dashboard_session', csrf_token: session.csrfToken, idle_timeout_seconds: Math.round(this.sessions.idleMs / 1000) };
   }
 
