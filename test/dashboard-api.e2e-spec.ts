@@ -153,6 +153,22 @@ describe('dashboard: page and sign-in', () => {
   });
 });
 
+describe('dashboard: without PUBLIC_BASE_URL', () => {
+  it('takes the base URL from the request host, and sets Secure only for HTTPS requests', async () => {
+    const gateway = await startTestApp({ env: { ADMIN_API_KEY: ADMIN_KEY } });
+    try {
+      const plain = await dashboardSignIn(gateway.url);
+      expect(plain.setCookie).not.toMatch(/Secure/);
+      const overview = await request(gateway.url).get('/dashboard/api/overview').set('Cookie', plain.cookie);
+      expect(overview.body.base_url).toBe(`${gateway.url}/v1`);
+      const proxied = await request(gateway.url).post('/dashboard/api/session').set('X-Forwarded-Proto', 'https').send({ admin_key: ADMIN_KEY });
+      expect(String(proxied.headers['set-cookie'])).toMatch(/; Secure/);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
 describe('dashboard: limits', () => {
   it('allows 10 API calls per 10 s per session, then 429 with Retry-After; another session is unaffected', async () => {
     const gateway = await startTestApp({ env: { ADMIN_API_KEY: ADMIN_KEY } });
