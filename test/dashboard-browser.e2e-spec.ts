@@ -70,6 +70,7 @@ describe('dashboard in a real browser', () => {
     // Overview: the base URL clients use.
     await expectText(page.locator('#base-url'), `${gateway.url}/v1`);
     await page.getByText('alpha-k3', { exact: true }).first().waitFor();
+    expect(await page.locator('details[open] pre').textContent()).toContain(`curl ${gateway.url}/v1/chat/completions`);
     await shot('overview');
 
     // Keys: create one and read its secret, shown once.

@@ -42,8 +42,8 @@ export async function renderOverview({ show }) {
       h('h2', { id: 'base-url-title' }, 'API base URL'),
       h('p', {}, 'Point any OpenAI-compatible client at this URL, with a virtual key (gk-…) as the API key.'),
       h('div', { class: 'row' }, h('code', { id: 'base-url', class: 'big' }, data.base_url), copyButton('Copy base URL', data.base_url)),
-      ...Object.entries(code).map(([language, text]) =>
-        h('details', {},
+      ...Object.entries(code).map(([language, text], index) =>
+        h('details', { open: index === 0 },
           h('summary', {}, language),
           h('div', { class: 'row top' }, h('pre', {}, h('code', {}, text)), copyButton(`Copy ${language} snippet`, text)),
         ),
