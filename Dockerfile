@@ -7,6 +7,7 @@ COPY tsconfig.json tsconfig.build.json nest-cli.json prisma.config.ts ./
 COPY scripts ./scripts
 COPY prisma ./prisma
 COPY src ./src
+COPY web ./web
 RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: compiled code, production dependencies and the SQL migrations only.

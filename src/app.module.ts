@@ -7,6 +7,7 @@ import { OpenAiExceptionFilter } from './common/filters/openai-exception.filter'
 import { GatewayValidationPipe } from './common/validation/gateway-validation.pipe';
 import { CompletionsModule } from './completions/completions.module';
 import { AppConfigModule } from './config/app-config.module';
+import { DashboardModule } from './dashboard/dashboard.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { DemoKeyService } from './keys/demo-key.service';
@@ -29,6 +30,7 @@ export const COMPLETIONS_BODY_LIMIT = '1mb';
     CompletionsModule,
     AdminModule,
     HealthModule,
+    DashboardModule,
   ],
   providers: [
     DemoKeyService,

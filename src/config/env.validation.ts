@@ -63,6 +63,28 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(1_000) @Max(3_600_000)
   ADMIN_RATE_WINDOW_MS = 10_000;
 
+  /** The gateway's public origin (e.g. https://llm.example.com); the dashboard shows `<it>/v1`. Default: the request's host. */
+  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  PUBLIC_BASE_URL?: string;
+
+  /** A dashboard session ends after this long without a request. */
+  @Transform(toInt) @IsInt() @Min(1_000) @Max(86_400_000)
+  DASHBOARD_SESSION_IDLE_MS = 1_800_000;
+
+  /** Dashboard API calls allowed per session per DASHBOARD_RATE_WINDOW_MS (spec 8: 10 per 10 s). */
+  @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000)
+  DASHBOARD_RATE_LIMIT = 10;
+
+  @Transform(toInt) @IsInt() @Min(1_000) @Max(3_600_000)
+  DASHBOARD_RATE_WINDOW_MS = 10_000;
+
+  /** Failed dashboard sign-ins allowed per client IP per DASHBOARD_SIGNIN_FAILURE_WINDOW_MS. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000)
+  DASHBOARD_SIGNIN_FAILURE_LIMIT = 5;
+
+  @Transform(toInt) @IsInt() @Min(1_000) @Max(86_400_000)
+  DASHBOARD_SIGNIN_FAILURE_WINDOW_MS = 900_000;
+
   /** Months of usage records kept (whole months before the current one); 0 keeps them all. */
   @Transform(toInt) @IsInt() @Min(0) @Max(1_200)
   USAGE_RETENTION_MONTHS = 0;

@@ -36,10 +36,20 @@ export const GATEWAY_ERRORS = {
     message: 'This API key was rotated and its grace period has ended. Use the new key.',
   },
   invalid_admin_key: { status: 401, type: 'invalid_request_error', message: 'Incorrect admin key provided.' },
+  dashboard_session_required: {
+    status: 401,
+    type: 'invalid_request_error',
+    message: 'Sign in to the dashboard first: no session, or it expired.',
+  },
   model_not_allowed: {
     status: 403,
     type: 'permission_error',
     message: 'This API key is not allowed to use the requested model.',
+  },
+  csrf_token_invalid: {
+    status: 403,
+    type: 'permission_error',
+    message: 'Missing or wrong X-CSRF-Token header for this dashboard session.',
   },
   not_found: { status: 404, type: 'invalid_request_error', message: 'Unknown route.' },
   model_not_found: { status: 404, type: 'invalid_request_error', message: 'The requested model does not exist.' },

@@ -1,0 +1,53 @@
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { GatewayException } from '../common/errors/gateway.exception';
+import { CounterStore } from '../limits/counters/counter-store';
+import { sessionCookie } from './dashboard-cookie';
+import { DashboardSession, DashboardSessionService } from './dashboard-session.service';
+import { DashboardSettings } from './dashboard-settings';
+
+export type DashboardRequest = Request & { dashboardSession?: DashboardSession };
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Every collection endpoint but sign-in: a live session (401), at most DASHBOARD_RATE_LIMIT calls
+ * per DASHBOARD_RATE_WINDOW_MS per session (429 + Retry-After, spec 8), and for state-changing
+ * calls the session's CSRF token in `X-CSRF-Token` (403). The counter store is the gateway's,
+ * so the limit holds across instances once REDIS_URL is set.
+ */
+@Injectable()
+export class DashboardSessionGuard implements CanActivate {
+  constructor(
+    private readonly sessions: DashboardSessionService,
+    @Inject(CounterStore) private readonly counters: CounterStore,
+    @Inject(DashboardSettings) private readonly settings: DashboardSettings,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<DashboardRequest>();
+    assertDashboardEnabled(this.settings);
+    const session = this.sessions.touch(sessionCookie(request));
+    if (!session) throw new GatewayException('dashboard_session_required');
+
+    const { rateLimit: limit, rateWindowMs: windowMs } = this.settings;
+    const result = await this.counters.consume([{ key: `dashboard:{${session.id}}:requests`, limit, windowMs }], 1);
+    if (!result.allowed) {
+      const retryAfter = Math.max(1, Math.ceil(result.counters[0].resetMs / 1000));
+      throw new GatewayException('rate_limit_exceeded', {
+        message: `Dashboard rate limit reached: ${limit} requests per ${windowMs / 1000} s. Retry after ${retryAfter} s.`,
+        headers: { 'Retry-After': String(retryAfter) },
+      });
+    }
+
+    if (!SAFE_METHODS.has(request.method) && !DashboardSessionService.csrfMatches(session, request.header('x-csrf-token'))) {
+      throw new GatewayException('csrf_token_invalid');
+    }
+    request.dashboardSession = session;
+    return true;
+  }
+}
+
+export function assertDashboardEnabled(settings: DashboardSettings): void {
+  if (!settings.adminKey) throw new GatewayException('not_found', { message: 'The dashboard is disabled: set ADMIN_API_KEY to enable it.' });
+}

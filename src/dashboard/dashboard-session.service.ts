@@ -1,0 +1,71 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { DashboardSettings } from './dashboard-settings';
+
+export interface DashboardSession {
+  /** Hash of the cookie value: the identifier for rate limits and logs, never the secret itself. */
+  id: string;
+  csrfToken: string;
+  lastSeenAt: number;
+}
+
+/**
+ * Server-side dashboard sessions, kept in this process's memory: the cookie holds only a random
+ * id, so signing out or the idle expiry ends a session for good. A restart signs everyone out,
+ * which for an admin page is a fair price for not storing sessions anywhere.
+ */
+@Injectable()
+export class DashboardSessionService {
+  private readonly sessions = new Map<string, DashboardSession>();
+
+  constructor(@Inject(DashboardSettings) private readonly settings: DashboardSettings) {}
+
+  private now(): number {
+    return Date.now();
+  }
+
+  get idleMs(): number {
+    return this.settings.sessionIdleMs;
+  }
+
+  /** A new session; the returned secret goes into the cookie and is not kept. */
+  create(): { secret: string; session: DashboardSession } {
+    this.sweep();
+    const secret = randomBytes(32).toString('base64url');
+    const session = { id: hash(secret), csrfToken: randomBytes(32).toString('base64url'), lastSeenAt: this.now() };
+    this.sessions.set(session.id, session);
+    return { secret, session };
+  }
+
+  /** The live session for a cookie value, its idle timer restarted; undefined when none. */
+  touch(secret: string | undefined): DashboardSession | undefined {
+    if (!secret) return undefined;
+    const session = this.sessions.get(hash(secret));
+    if (!session) return undefined;
+    const now = this.now();
+    if (now - session.lastSeenAt >= this.settings.sessionIdleMs) {
+      this.sessions.delete(session.id);
+      return undefined;
+    }
+    session.lastSeenAt = now;
+    return session;
+  }
+
+  end(session: DashboardSession): void {
+    this.sessions.delete(session.id);
+  }
+
+  static csrfMatches(session: DashboardSession, presented: string | undefined): boolean {
+    if (!presented) return false;
+    return timingSafeEqual(createHash('sha256').update(presented).digest(), createHash('sha256').update(session.csrfToken).digest());
+  }
+
+  private sweep(): void {
+    const now = this.now();
+    for (const [id, session] of this.sessions) if (now - session.lastSeenAt >= this.settings.sessionIdleMs) this.sessions.delete(id);
+  }
+}
+
+function hash(secret: string): string {
+  return createHash('sha256').update(secret).digest('base64url');
+}

@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService } from '../database/prisma.service';
+
+export interface UsageBucketRow {
+  bucket: Date;
+  keyId: string;
+  model: string;
+  requests: number;
+  errors: number;
+  promptTokens: number;
+  completionTokens: number;
+  latencySum: number;
+}
+
+/** Time series over usage_records for the Usage page, and each key's last use for the Keys page. */
+@Injectable()
+export class DashboardUsageService {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /** One row per time bucket, key and model, in bucket order; the database does the grouping. */
+  async buckets(from: Date, to: Date, bucketSeconds: number): Promise<UsageBucketRow[]> {
+    const rows = await this.prisma.$queryRaw<Array<Record<string, unknown>>>`
+      SELECT to_timestamp(floor(extract(epoch FROM created_at) / ${bucketSeconds}::int) * ${bucketSeconds}::int) AS bucket,
+             key_id::text AS key_id, public_model,
+             count(*)::int AS requests,
+             (count(*) FILTER (WHERE status <> 'completed'))::int AS errors,
+             coalesce(sum(prompt_tokens), 0)::bigint AS prompt_tokens,
+             coalesce(sum(completion_tokens), 0)::bigint AS completion_tokens,
+             coalesce(sum(latency_ms), 0)::bigint AS latency_sum
+        FROM usage_records
+       WHERE created_at >= ${from} AND created_at < ${to}
+       GROUP BY 1, 2, 3
+       ORDER BY 1`;
+    return rows.map((row) => ({
+      bucket: row.bucket as Date,
+      keyId: row.key_id as string,
+      model: row.public_model as string,
+      requests: Number(row.requests),
+      errors: Number(row.errors),
+      promptTokens: Number(row.prompt_tokens),
+      completionTokens: Number(row.completion_tokens),
+      latencySum: Number(row.latency_sum),
+    }));
+  }
+
+  async lastUsed(keyIds: string[]): Promise<Map<string, Date>> {
+    if (keyIds.length === 0) return new Map();
+    const rows = await this.prisma.$queryRaw<Array<{ key_id: string; last_used: Date }>>`
+      SELECT key_id::text AS key_id, max(created_at) AS last_used FROM usage_records WHERE key_id = ANY(${keyIds}::uuid[]) GROUP BY key_id`;
+    return new Map(rows.map((row) => [row.key_id, row.last_used]));
+  }
+}

@@ -1,0 +1,38 @@
+import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { jsonBodyMiddleware } from '../common/http/json-body.middleware';
+import { KeysModule } from '../keys/keys.module';
+import { LimitsModule } from '../limits/limits.module';
+import { DashboardApiController } from './dashboard-api.controller';
+import { dashboardSecurityHeaders } from './dashboard-security.middleware';
+import { DashboardSessionController } from './dashboard-session.controller';
+import { DashboardSessionGuard } from './dashboard-session.guard';
+import { DashboardSessionService } from './dashboard-session.service';
+import { dashboardSettingsFrom, DashboardSettings } from './dashboard-settings';
+import { DashboardStaticController } from './dashboard-static.controller';
+import { DashboardUsageService } from './dashboard-usage.service';
+
+/** Spec 8: the dashboard's collection endpoints take JSON bodies up to 100 KiB. */
+export const DASHBOARD_BODY_LIMIT = '100kb';
+
+/**
+ * The admin dashboard at /dashboard (spec 1): a static page built from web/dashboard, and its
+ * collection endpoints under /dashboard/api, signed in with the admin key. Off (404) without
+ * ADMIN_API_KEY, like the admin API.
+ */
+@Module({
+  imports: [KeysModule, LimitsModule],
+  controllers: [DashboardSessionController, DashboardApiController, DashboardStaticController],
+  providers: [
+    { provide: DashboardSettings, inject: [ConfigService], useFactory: dashboardSettingsFrom },
+    DashboardSessionService,
+    DashboardSessionGuard,
+    DashboardUsageService,
+  ],
+})
+export class DashboardModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(dashboardSecurityHeaders).forRoutes({ path: 'dashboard', method: RequestMethod.ALL }, { path: 'dashboard/*path', method: RequestMethod.ALL });
+    consumer.apply(jsonBodyMiddleware(DASHBOARD_BODY_LIMIT)).forRoutes({ path: 'dashboard/api/*path', method: RequestMethod.ALL });
+  }
+}
