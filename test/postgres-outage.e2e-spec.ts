@@ -53,6 +53,7 @@ describe('when Postgres drops packets', () => {
         KEY_CACHE_TTL_MS: '60000',
         KEY_LISTENER_PING_INTERVAL_MS: '1000',
         DB_STATEMENT_TIMEOUT_MS: '2000',
+        DB_PING_TIMEOUT_MS: '500',
         ERROR_LOG_INTERVAL_MS: '60000',
       },
     });
@@ -84,8 +85,11 @@ describe('when Postgres drops packets', () => {
 
     // A key not cached needs the database: 503, and one log line for many of them.
     const unknown = 'gk-' + 'x'.repeat(40);
+    const asked = Date.now();
     const answers = await Promise.all(Array.from({ length: 5 }, () => chat(gateway, unknown)));
     expect(answers.map((answer) => answer.status)).toEqual([503, 503, 503, 503, 503]);
+    // Bounded by DB_PING_TIMEOUT_MS (500 ms here), not by the pool's query timeout.
+    expect(Date.now() - asked).toBeLessThan(1_500);
     expect(logged(errors, 'service_unavailable')).toHaveLength(1);
 
     // The listener notices its dead connection by itself, well before TCP would.

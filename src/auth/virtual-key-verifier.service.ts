@@ -1,6 +1,8 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { withTimeout } from '../common/async/with-timeout';
 import { GatewayException } from '../common/errors/gateway.exception';
+import { databaseTimeouts } from '../database/database-timeouts';
 import type { VirtualKey } from '../generated/prisma/client';
 import { VirtualKeyEvents } from '../keys/virtual-key-events';
 import { digestsEqual, hashSecret, SECRET_FORMAT } from '../keys/virtual-key-secret';
@@ -27,6 +29,8 @@ interface FoundKey {
 export class VirtualKeyVerifier implements OnModuleDestroy {
   private readonly cache: KeyLookupCache<FoundKey | null>;
   private readonly unsubscribe: () => void;
+  /** A key lookup is one indexed read: a database that takes longer is down for this request. */
+  private readonly lookupTimeoutMs: number;
 
   constructor(
     private readonly repository: VirtualKeyRepository,
@@ -38,6 +42,7 @@ export class VirtualKeyVerifier implements OnModuleDestroy {
       max: 50_000,
     });
     this.unsubscribe = events.subscribe((keyId) => this.forgetKey(keyId));
+    this.lookupTimeoutMs = databaseTimeouts(config).pingMs;
   }
 
   async verify(authorization: string | undefined): Promise<VirtualKeyView> {
@@ -76,7 +81,7 @@ export class VirtualKeyVerifier implements OnModuleDestroy {
   /** A database that cannot answer is an outage (503), not a bug in the gateway (500). */
   private async lookup(secretHash: string): Promise<KeyLookup<FoundKey | null>> {
     try {
-      return await this.cache.get(secretHash);
+      return await withTimeout(this.cache.get(secretHash), this.lookupTimeoutMs, `key lookup: no answer within ${this.lookupTimeoutMs} ms`);
     } catch (error) {
       throw new GatewayException('service_unavailable', {
         message: 'The gateway cannot check API keys right now. Retry later.',

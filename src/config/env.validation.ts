@@ -86,7 +86,7 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(100) @Max(600_000)
   DB_STATEMENT_TIMEOUT_MS = 15_000;
 
-  /** Longest wait for a health ping (readiness, key change listener) before Postgres counts as down. */
+  /** Longest wait for a quick query (readiness ping, key lookup, listener ping) before Postgres counts as down. */
   @Transform(toInt) @IsInt() @Min(50) @Max(30_000)
   DB_PING_TIMEOUT_MS = 2_000;
 
