@@ -37,11 +37,13 @@ describe('when Postgres drops packets', () => {
   let warnings: jest.SpyInstance;
   let infos: jest.SpyInstance;
   let errors: jest.SpyInstance;
+  let debugs: jest.SpyInstance;
 
   beforeAll(async () => {
     warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     infos = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
     errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    debugs = jest.spyOn(Logger.prototype, 'debug').mockImplementation(() => undefined);
     proxy = new TcpProxy('127.0.0.1', 5432);
     await proxy.start();
     const url = new URL(process.env.DATABASE_URL!);
@@ -54,6 +56,7 @@ describe('when Postgres drops packets', () => {
         KEY_LISTENER_PING_INTERVAL_MS: '1000',
         DB_STATEMENT_TIMEOUT_MS: '2000',
         DB_PING_TIMEOUT_MS: '500',
+        DB_CONNECT_TIMEOUT_MS: '500',
         ERROR_LOG_INTERVAL_MS: '60000',
       },
     });
@@ -94,6 +97,8 @@ describe('when Postgres drops packets', () => {
 
     // The listener notices its dead connection by itself, well before TCP would.
     await within(5_000, () => logged(warnings, 'key change listener lost its connection').length > 0);
+    // ...and keeps trying, quietly, while the database stays away.
+    await within(5_000, () => logged(debugs, 'key change listener lost its connection').length >= 2);
 
     proxy.restore();
     // eslint-disable-next-line no-console
@@ -103,5 +108,10 @@ describe('when Postgres drops packets', () => {
     // eslint-disable-next-line no-console
     console.log(`listener back ${recovery} ms after recovery`);
     await within(5_000, async () => (await ready(gateway)) === 200);
+    // One warning for the whole outage, however many attempts it took.
+    expect(logged(warnings, 'key change listener lost its connection')).toHaveLength(1);
+    // The usage flush retried every second: one line, then the count when writes succeed again.
+    await within(3_000, () => logged(infos, 'usage records are written again').length > 0);
+    expect(logged(errors, 'could not write').filter((line) => !line.includes('more failed usage write(s)'))).toHaveLength(1);
   }, 40_000);
 });

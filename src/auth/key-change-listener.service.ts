@@ -107,7 +107,11 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
     if (this.retryTimer) return;
     const delay = RECONNECT_DELAYS_MS[Math.min(this.failures, RECONNECT_DELAYS_MS.length - 1)];
     this.failures++;
-    this.logger.warn(`key change listener lost its connection (${error?.message ?? 'closed'}); reconnecting in ${delay} ms`);
+    // Loud once per outage: the attempts after the first are debug lines, and the reconnect
+    // logs how many there were.
+    const message = `key change listener lost its connection (${error?.message ?? 'closed'}); reconnecting in ${delay} ms`;
+    if (this.failures === 1) this.logger.warn(message);
+    else this.logger.debug(message);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       void this.connect();

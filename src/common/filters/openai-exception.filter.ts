@@ -6,7 +6,7 @@ import { ClientDisconnectedError } from '../errors/client-disconnected.error';
 import { GatewayErrorCode } from '../errors/gateway-error-code';
 import { GatewayException } from '../errors/gateway.exception';
 import { UpstreamError } from '../../providers/upstream.error';
-import { LogThrottle } from './log-throttle';
+import { LogThrottle } from '../logging/log-throttle';
 
 const HTTP_STATUS_CODES: Partial<Record<number, GatewayErrorCode>> = {
   [HttpStatus.NOT_FOUND]: 'not_found',
