@@ -11,12 +11,13 @@ export interface DatabaseTimeouts {
   pingMs: number;
 }
 
-export function databaseTimeouts(config: ConfigService): DatabaseTimeouts {
-  const statementMs = config.get<number>('DB_STATEMENT_TIMEOUT_MS') ?? 15_000;
+/** The defaults without a ConfigService (a PrismaService made by hand, in a test or a script). */
+export function databaseTimeouts(config?: ConfigService): DatabaseTimeouts {
+  const statementMs = config?.get<number>('DB_STATEMENT_TIMEOUT_MS') ?? 15_000;
   return {
-    connectMs: config.get<number>('DB_CONNECT_TIMEOUT_MS') ?? 3_000,
+    connectMs: config?.get<number>('DB_CONNECT_TIMEOUT_MS') ?? 3_000,
     statementMs,
     queryMs: statementMs + 1_000,
-    pingMs: config.get<number>('DB_PING_TIMEOUT_MS') ?? 2_000,
+    pingMs: config?.get<number>('DB_PING_TIMEOUT_MS') ?? 2_000,
   };
 }
