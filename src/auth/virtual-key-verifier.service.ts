@@ -29,20 +29,21 @@ interface FoundKey {
 export class VirtualKeyVerifier implements OnModuleDestroy {
   private readonly cache: KeyLookupCache<FoundKey | null>;
   private readonly unsubscribe: () => void;
-  /** A key lookup is one indexed read: a database that takes longer is down for this request. */
-  private readonly lookupTimeoutMs: number;
 
   constructor(
     private readonly repository: VirtualKeyRepository,
     config: ConfigService,
     events: VirtualKeyEvents,
   ) {
-    this.cache = new KeyLookupCache((secretHash) => this.load(secretHash), {
+    // A key lookup is one indexed read: a database that takes longer than DB_PING_TIMEOUT_MS is
+    // down for this request (503, or the stale answer of a key seen within KEY_CACHE_STALE_MS).
+    const lookupTimeoutMs = databaseTimeouts(config).pingMs;
+    this.cache = new KeyLookupCache((secretHash) => withTimeout(this.load(secretHash), lookupTimeoutMs, `key lookup: no answer within ${lookupTimeoutMs} ms`), {
       ttlMs: config.get<number>('KEY_CACHE_TTL_MS') ?? 10_000,
+      staleMs: config.get<number>('KEY_CACHE_STALE_MS') ?? 300_000,
       max: 50_000,
     });
     this.unsubscribe = events.subscribe((keyId) => this.forgetKey(keyId));
-    this.lookupTimeoutMs = databaseTimeouts(config).pingMs;
   }
 
   async verify(authorization: string | undefined): Promise<VirtualKeyView> {
@@ -81,7 +82,7 @@ export class VirtualKeyVerifier implements OnModuleDestroy {
   /** A database that cannot answer is an outage (503), not a bug in the gateway (500). */
   private async lookup(secretHash: string): Promise<KeyLookup<FoundKey | null>> {
     try {
-      return await withTimeout(this.cache.get(secretHash), this.lookupTimeoutMs, `key lookup: no answer within ${this.lookupTimeoutMs} ms`);
+      return await this.cache.get(secretHash);
     } catch (error) {
       throw new GatewayException('service_unavailable', {
         message: 'The gateway cannot check API keys right now. Retry later.',

@@ -35,6 +35,10 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(0) @Max(300_000)
   KEY_CACHE_TTL_MS = 10_000;
 
+  /** A cached key whose reload fails (Postgres down) stays accepted this long past KEY_CACHE_TTL_MS; 0: never. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(86_400_000)
+  KEY_CACHE_STALE_MS = 300_000;
+
   /** Interval of `: keep-alive` comments while a stream's upstream is silent; 0 turns them off. */
   @Transform(toInt) @IsInt() @Min(0) @Max(600_000)
   SSE_HEARTBEAT_MS = 15_000;
