@@ -195,6 +195,21 @@ describe('every error answers in the envelope with the right status', () => {
     expectEnvelope(model.body, 404, 'model_not_found', 'model');
     const client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
     await expect(client.chat.completions.create({ ...valid, model: 'gpt-imaginary' } as never)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    expect(model.body.error.message).toBe(
+      'The model `gpt-imaginary` does not exist. Available models: alpha-k3, beta-v4-pro-0813, beta-v4-flash-0731.',
+    );
+  });
+
+  it('404 model_not_found lists only the models the key may use', async () => {
+    const restricted = await gateway.createKey({ allowedModels: ['beta-v4-flash-0731'] });
+    const response = await request(gateway.url)
+      .post('/v1/chat/completions')
+      .set('Authorization', `Bearer ${restricted}`)
+      .send({ ...valid, model: 'gpt-imaginary' });
+    expect(response.status).toBe(404);
+    expectEnvelope(response.body, 404, 'model_not_found', 'model');
+    expect(response.body.error.message).toBe('The model `gpt-imaginary` does not exist. Available models: beta-v4-flash-0731.');
+    expect(response.body.error.message).not.toContain('alpha-k3');
   });
 
   it('accepts a body just under 1 MiB and answers 413 just over it', async () => {

@@ -270,8 +270,9 @@ describe('POST /v1/chat/completions with stream: true', () => {
       expect(payloads[0].choices[0].delta.content).toBe('partial ');
       expect(payloads[payloads.length - 1].error.code).toBe('upstream_error');
       expect(backup.requests.length).toBe(backupCalls);
-      const [, , , status] = await outcomeOf(String(stream.headers['x-request-id']));
-      expect(status).toBe('failed');
+      // Recorded with the 200 the client got, the failure in error_code, not as a 502.
+      const [, , , status, httpStatus, , , errorCode] = await outcomeOf(String(stream.headers['x-request-id']));
+      expect({ status, httpStatus, errorCode }).toEqual({ status: 'failed', httpStatus: 200, errorCode: 'upstream_error' });
     });
   });
 

@@ -1,12 +1,16 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { Client } from 'pg';
 import { DatabaseConnection } from '../database/database-connection';
+import { databaseTimeouts, DatabaseTimeouts } from '../database/database-timeouts';
 import { KEY_CHANGE_CHANNEL } from '../keys/virtual-key-events';
 import { VirtualKeyVerifier } from './virtual-key-verifier.service';
 
-const RECONNECT_DELAYS_MS = [100, 500, 1_000, 5_000];
-/** A dead TCP peer can stay silent for minutes; a periodic query notices it sooner. */
-const PING_INTERVAL_MS = 30_000;
+/**
+ * Short, because each failed attempt against a silent network already waits DB_CONNECT_TIMEOUT_MS:
+ * the listener is back at most connect timeout + 2 s after the database is.
+ */
+const RECONNECT_DELAYS_MS = [100, 500, 1_000, 2_000];
 
 /**
  * Holds one dedicated Postgres connection LISTENing on KEY_CHANGE_CHANNEL, so a key revoked,
@@ -22,11 +26,22 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
   private pingTimer?: NodeJS.Timeout;
   private failures = 0;
   private stopped = false;
+  private readonly timeouts: DatabaseTimeouts;
+  /**
+   * A dead TCP peer (packets dropped, no RST) stays silent for minutes and TCP keepalive through
+   * the OS defaults takes longer still; a ping every interval, bounded by DB_PING_TIMEOUT_MS,
+   * notices it within interval + timeout.
+   */
+  private readonly pingIntervalMs: number;
 
   constructor(
     @Inject(DatabaseConnection) private readonly connection: DatabaseConnection,
     private readonly verifier: VirtualKeyVerifier,
-  ) {}
+    config: ConfigService,
+  ) {
+    this.timeouts = databaseTimeouts(config);
+    this.pingIntervalMs = config.get<number>('KEY_LISTENER_PING_INTERVAL_MS') ?? 5_000;
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.connection.embedded) {
@@ -37,7 +52,7 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
       return;
     }
     await this.connect();
-    this.pingTimer = setInterval(() => void this.ping(), PING_INTERVAL_MS).unref();
+    this.pingTimer = setInterval(() => void this.ping(), this.pingIntervalMs).unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -55,8 +70,9 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
     const client = new Client({
       connectionString: this.connection.url,
       keepAlive: true,
-      query_timeout: 5_000,
-      connectionTimeoutMillis: 5_000,
+      keepAliveInitialDelayMillis: 10_000,
+      query_timeout: this.timeouts.pingMs,
+      connectionTimeoutMillis: this.timeouts.connectMs,
       application_name: listenerName(),
     });
     client.on('notification', (message) => {
@@ -91,7 +107,11 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
     if (this.retryTimer) return;
     const delay = RECONNECT_DELAYS_MS[Math.min(this.failures, RECONNECT_DELAYS_MS.length - 1)];
     this.failures++;
-    this.logger.warn(`key change listener lost its connection (${error?.message ?? 'closed'}); reconnecting in ${delay} ms`);
+    // Loud once per outage: the attempts after the first are debug lines, and the reconnect
+    // logs how many there were.
+    const message = `key change listener lost its connection (${error?.message ?? 'closed'}); reconnecting in ${delay} ms`;
+    if (this.failures === 1) this.logger.warn(message);
+    else this.logger.debug(message);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       void this.connect();

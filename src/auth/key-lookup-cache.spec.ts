@@ -103,6 +103,33 @@ describe('KeyLookupCache', () => {
     expect((await cache.get('h1')).value.version).toBe(2);
   });
 
+  it('reloads a stale entry, but answers with it while reloads fail, up to staleMs', async () => {
+    const store = fakeStore();
+    store.rows.set('h1', { keyId: 'k1', version: 1 });
+    let down = false;
+    let loads = 0;
+    const load = (hash: string) => (loads++, down ? Promise.reject(new Error('database down')) : store.load(hash));
+    const cache = new KeyLookupCache(load, { ttlMs: 20, staleMs: 80, max: 100 });
+    await cache.get('h1');
+    await new Promise((resolve) => setTimeout(resolve, 30));
+
+    // Healthy database: past the TTL the reload's answer counts, as without staleMs.
+    store.rows.set('h1', { keyId: 'k1', version: 2 });
+    expect((await cache.get('h1')).value.version).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+
+    down = true;
+    // Stale and the reload fails: the old answer.
+    expect((await cache.get('h1')).value.version).toBe(2);
+    // Still failing: the old answer at once, the reload runs behind it.
+    const before = loads;
+    expect((await cache.get('h1')).value.version).toBe(2);
+    expect(loads).toBe(before + 1);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    // Past ttlMs + staleMs: nothing left to answer with.
+    await expect(cache.get('h1')).rejects.toThrow('database down');
+  });
+
   it('clear() forgets everything', async () => {
     const store = fakeStore();
     store.rows.set('h1', { keyId: 'k1', version: 1 });

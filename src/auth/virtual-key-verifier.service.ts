@@ -1,6 +1,8 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { withTimeout } from '../common/async/with-timeout';
 import { GatewayException } from '../common/errors/gateway.exception';
+import { databaseTimeouts } from '../database/database-timeouts';
 import type { VirtualKey } from '../generated/prisma/client';
 import { VirtualKeyEvents } from '../keys/virtual-key-events';
 import { digestsEqual, hashSecret, SECRET_FORMAT } from '../keys/virtual-key-secret';
@@ -33,8 +35,12 @@ export class VirtualKeyVerifier implements OnModuleDestroy {
     config: ConfigService,
     events: VirtualKeyEvents,
   ) {
-    this.cache = new KeyLookupCache((secretHash) => this.load(secretHash), {
+    // A key lookup is one indexed read: a database that takes longer than DB_PING_TIMEOUT_MS is
+    // down for this request (503, or the stale answer of a key seen within KEY_CACHE_STALE_MS).
+    const lookupTimeoutMs = databaseTimeouts(config).pingMs;
+    this.cache = new KeyLookupCache((secretHash) => withTimeout(this.load(secretHash), lookupTimeoutMs, `key lookup: no answer within ${lookupTimeoutMs} ms`), {
       ttlMs: config.get<number>('KEY_CACHE_TTL_MS') ?? 10_000,
+      staleMs: config.get<number>('KEY_CACHE_STALE_MS') ?? 300_000,
       max: 50_000,
     });
     this.unsubscribe = events.subscribe((keyId) => this.forgetKey(keyId));

@@ -166,6 +166,7 @@ export class CompletionsService {
     let usage: TokenUsage | undefined;
     let streamed = '';
     let roleSent = false;
+    let yielded = false;
     let status: OutcomeStatus = 'aborted';
     let failure: unknown;
     try {
@@ -187,6 +188,7 @@ export class CompletionsService {
           // Tool-call names and arguments are generated text too, and count when usage is estimated.
           for (const call of part.toolCalls) streamed += (call.function?.name ?? '') + (call.function?.arguments ?? '');
         }
+        yielded = true;
         yield chunk([{ index: 0, delta, finish_reason: part.finishReason ?? null, logprobs: null }]);
       }
       status = 'completed';
@@ -203,7 +205,9 @@ export class CompletionsService {
       const settled = usage ?? this.estimateUsage(dto, streamed);
       await this.tokenLimits.settle(reservation, settled);
       if (status === 'completed') this.record(context, dto, deployment, status, 200, settled, started);
-      else if (status === 'failed') this.recordFailure(context, dto, deployment, failure, settled, started);
+      // After the first chunk the client got 200 and an error event: the row says so, and
+      // keeps what went wrong in error_code rather than claiming a 502 nobody received.
+      else if (status === 'failed') this.recordFailure(context, dto, deployment, failure, settled, started, yielded ? 200 : undefined);
       else this.record(context, dto, deployment, 'aborted', 499, settled, started, 'client_disconnected');
     }
   }
@@ -229,13 +233,16 @@ export class CompletionsService {
     error: unknown,
     usage: TokenUsage,
     started: number,
+    /** The status already sent to the client, when the failure came after it. */
+    sentStatus?: number,
   ): void {
     if (isDisconnect(error, context.signal)) {
       this.record(context, dto, deployment, 'aborted', 499, usage, started, 'client_disconnected');
       return;
     }
     const gatewayError = error instanceof UpstreamError ? error.toGatewayException() : error instanceof GatewayException ? error : undefined;
-    this.record(context, dto, deployment, 'failed', gatewayError?.status ?? 500, usage, started, gatewayError?.code ?? 'internal_error');
+    const httpStatus = sentStatus ?? gatewayError?.status ?? 500;
+    this.record(context, dto, deployment, 'failed', httpStatus, usage, started, gatewayError?.code ?? 'internal_error');
   }
 
   private record(

@@ -23,9 +23,11 @@ export class DeploymentRouter {
   deploymentsFor(model: string, key: VirtualKeyView): DeploymentConfig[] {
     const deployments = this.config.deploymentsFor(model);
     if (!deployments) {
+      // Only the models this key may use: the rest of the catalogue is none of its business.
+      const usable = this.config.publicModels().filter((name) => key.allowedModels.length === 0 || key.allowedModels.includes(name));
       throw new GatewayException('model_not_found', {
         param: 'model',
-        message: `The model \`${model}\` does not exist. Available models: ${this.config.publicModels().join(', ')}.`,
+        message: `The model \`${model}\` does not exist.${usable.length > 0 ? ` Available models: ${usable.join(', ')}.` : ''}`,
       });
     }
     if (key.allowedModels.length > 0 && !key.allowedModels.includes(model)) {

@@ -36,6 +36,10 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(0) @Max(300_000)
   KEY_CACHE_TTL_MS = 10_000;
 
+  /** A cached key whose reload fails (Postgres down) stays accepted this long past KEY_CACHE_TTL_MS; 0: never. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(86_400_000)
+  KEY_CACHE_STALE_MS = 300_000;
+
   /** Interval of `: keep-alive` comments while a stream's upstream is silent; 0 turns them off. */
   @Transform(toInt) @IsInt() @Min(0) @Max(600_000)
   SSE_HEARTBEAT_MS = 15_000;
@@ -108,6 +112,26 @@ export class EnvironmentVariables {
   /** Longest wait for one Redis command or connection attempt before limits fall back to memory. */
   @Transform(toInt) @IsInt() @Min(10) @Max(10_000)
   REDIS_TIMEOUT_MS = 500;
+
+  /** Longest wait for a new Postgres connection (pool and key change listener). */
+  @Transform(toInt) @IsInt() @Min(100) @Max(60_000)
+  DB_CONNECT_TIMEOUT_MS = 3_000;
+
+  /** Postgres cancels a statement running longer; the client gives up 1 s later (a silent network). */
+  @Transform(toInt) @IsInt() @Min(100) @Max(600_000)
+  DB_STATEMENT_TIMEOUT_MS = 15_000;
+
+  /** Longest wait for a quick query (readiness ping, key lookup, listener ping) before Postgres counts as down. */
+  @Transform(toInt) @IsInt() @Min(50) @Max(30_000)
+  DB_PING_TIMEOUT_MS = 2_000;
+
+  /** How often the key change listener checks that its connection still answers. */
+  @Transform(toInt) @IsInt() @Min(100) @Max(600_000)
+  KEY_LISTENER_PING_INTERVAL_MS = 5_000;
+
+  /** Per error kind (e.g. 503 service_unavailable), at most one log line per interval, with a count. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000)
+  ERROR_LOG_INTERVAL_MS = 10_000;
 
   /** Requests per minute for a key whose rpm_limit is not set (spec section 8); 0 means no limit. */
   @Transform(toInt) @IsInt() @Min(0)

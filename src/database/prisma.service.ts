@@ -1,7 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '../generated/prisma/client';
 import { DatabaseConnection } from './database-connection';
+import { databaseTimeouts } from './database-timeouts';
 
 /**
  * Prisma 7 on node-postgres: no query engine binary, works against Postgres and PGlite alike.
@@ -10,11 +12,23 @@ import { DatabaseConnection } from './database-connection';
  */
 @Injectable()
 export class PrismaService extends PrismaClient {
-  constructor(@Inject(DatabaseConnection) connection: DatabaseConnection) {
+  constructor(@Inject(DatabaseConnection) connection: DatabaseConnection, @Optional() config?: ConfigService) {
     // Bounded waits: a database that hangs must turn into errors, not into requests (or a usage
-    // flush, or a shutdown) that wait for ever.
+    // flush, or a shutdown) that wait for ever. statement_timeout lets Postgres cancel a slow
+    // statement; query_timeout covers the network dropping the answer (no RST ever comes), and
+    // a connection whose query timed out is thrown away, not reused. The embedded server
+    // (PGlite) takes no startup parameters, so only the client-side bounds apply there.
+    const timeouts = databaseTimeouts(config);
     super({
-      adapter: new PrismaPg({ connectionString: connection.url, max: 10, connectionTimeoutMillis: 5_000, query_timeout: 30_000 }),
+      adapter: new PrismaPg({
+        connectionString: connection.url,
+        max: 10,
+        connectionTimeoutMillis: timeouts.connectMs,
+        query_timeout: timeouts.queryMs,
+        ...(connection.embedded ? {} : { statement_timeout: timeouts.statementMs }),
+        keepAlive: true,
+        keepAliveInitialDelayMillis: 10_000,
+      }),
     });
   }
 }

@@ -1,11 +1,21 @@
 import { Controller, Get, HttpCode, ServiceUnavailableException } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { Public } from '../auth/public.decorator';
+import { withTimeout } from '../common/async/with-timeout';
+import { databaseTimeouts } from '../database/database-timeouts';
 import { PrismaService } from '../database/prisma.service';
 
 @Public()
 @Controller('health')
 export class HealthController {
-  constructor(private readonly prisma: PrismaService) {}
+  private readonly pingMs: number;
+
+  constructor(
+    private readonly prisma: PrismaService,
+    config: ConfigService,
+  ) {
+    this.pingMs = databaseTimeouts(config).pingMs;
+  }
 
   /** Liveness: the process answers. */
   @Get()
@@ -14,11 +24,14 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Readiness: the database answers too. */
+  /**
+   * Readiness: the database answers too, within DB_PING_TIMEOUT_MS. A database behind a network
+   * that drops packets never answers at all; the probe must still say "not ready" in time.
+   */
   @Get('ready')
   async ready() {
     try {
-      await this.prisma.$queryRaw`SELECT 1`;
+      await withTimeout(this.prisma.$queryRaw`SELECT 1`, this.pingMs, `no answer within ${this.pingMs} ms`);
     } catch {
       throw new ServiceUnavailableException('database unreachable');
     }

@@ -106,6 +106,24 @@ describe('UsageRecorder', () => {
     expect(repository.written.map((row) => row.requestId)).toEqual(['r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7']);
   });
 
+  it('logs a failing database once per interval with a count, not on every retry, and says when it is back', async () => {
+    const infos: string[] = [];
+    jest.spyOn(Logger.prototype, 'log').mockImplementation((message: unknown) => void infos.push(String(message)));
+    const usage = recorder({ logIntervalMs: 60_000 });
+    repository.failing = true;
+    usage.record(outcome('r1'));
+    for (let retry = 0; retry < 5; retry++) await usage.flush();
+    expect(errors.filter((line) => line.includes('usage'))).toEqual([expect.stringContaining('could not write 1 usage record(s)')]);
+
+    repository.failing = false;
+    await usage.flush();
+    expect(errors.filter((line) => line.includes('usage'))).toEqual([
+      expect.stringContaining('could not write 1 usage record(s)'),
+      expect.stringContaining('4 more failed usage write(s)'),
+    ]);
+    expect(infos).toContain('usage records are written again');
+  });
+
   it('bounds the buffer during a long outage, dropping the oldest rows and saying so', async () => {
     const usage = recorder({ maxBuffered: 5 });
     repository.failing = true;

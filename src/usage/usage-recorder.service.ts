@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { LogThrottle } from '../common/logging/log-throttle';
 import type { CompletionOutcome } from '../completions/completion-outcome';
 import { UsageRepository } from './usage.repository';
 import type { UsageRow } from './usage.types';
@@ -12,6 +13,8 @@ export interface UsageRecorderOptions {
   maxBuffered: number;
   /** Attempts of the final flush at shutdown before the remaining rows are given up. */
   shutdownAttempts: number;
+  /** A failing write is logged once per interval (then with a count), not on every retry; 0 logs each. */
+  logIntervalMs?: number;
 }
 export const UsageRecorderOptions = Symbol('UsageRecorderOptions');
 
@@ -32,11 +35,16 @@ export class UsageRecorder implements OnApplicationBootstrap, BeforeApplicationS
   /** After a failed write only the timer retries, so a database outage is not hit per request. */
   private failing = false;
   private closed = false;
+  private readonly failureLog: LogThrottle;
 
   constructor(
     private readonly repository: UsageRepository,
     @Inject(UsageRecorderOptions) private readonly options: UsageRecorderOptions,
-  ) {}
+  ) {
+    this.failureLog = new LogThrottle(options.logIntervalMs ?? 0, (_kind, count, latest) =>
+      this.logger.error(`${count} more failed usage write(s) in the last interval; latest: ${latest}`),
+    );
+  }
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => void this.flush(), this.options.flushIntervalMs).unref();
@@ -85,8 +93,13 @@ export class UsageRecorder implements OnApplicationBootstrap, BeforeApplicationS
         this.failing = true;
         this.buffer.unshift(...batch);
         this.enforceBound();
-        this.logger.error(`could not write ${batch.length} usage record(s) (${this.buffer.length} buffered), will retry: ${(error as Error).message}`);
+        const line = `could not write ${batch.length} usage record(s) (${this.buffer.length} buffered), will retry: ${(error as Error).message}`;
+        if (this.failureLog.admit('write', line)) this.logger.error(line);
         return;
+      }
+      if (this.failing) {
+        this.failureLog.flush();
+        this.logger.log('usage records are written again');
       }
       this.failing = false;
     }

@@ -29,6 +29,7 @@ import { UsageRepository } from './usage.repository';
         batchSize: 500,
         maxBuffered: 100_000,
         shutdownAttempts: 5,
+        logIntervalMs: config.get<number>('ERROR_LOG_INTERVAL_MS') ?? 10_000,
       }),
     },
     { provide: DrainTimeoutMs, inject: [ConfigService], useFactory: (config: ConfigService) => config.get<number>('SHUTDOWN_DRAIN_TIMEOUT_MS') ?? 30_000 },

@@ -2,8 +2,9 @@ import { createConnection, createServer, Server, Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A TCP forwarder in front of a real server (the machine's Redis), so a test can take "Redis"
- * away and bring it back, or make it hang, without touching the real one.
+ * A TCP forwarder in front of a real server (the machine's Redis or Postgres), so a test can take
+ * it away and bring it back, or make it hang like a network that drops packets, without touching
+ * the real one.
  */
 export class TcpProxy {
   private server: Server | null = null;
@@ -35,9 +36,17 @@ export class TcpProxy {
     this.server = null;
   }
 
-  /** Keeps every connection open but lets nothing through either way: a Redis that hangs. */
+  /**
+   * Keeps every connection open, and accepts new ones, but lets no byte through either way and
+   * sends no RST: a server behind a network that drops packets. Bytes sent meanwhile are lost.
+   */
   hang(): void {
     this.blackhole = true;
+  }
+
+  /** Forwards again after hang(). Connections that lost bytes stay out of step, as they would. */
+  restore(): void {
+    this.blackhole = false;
   }
 
   private forward(client: Socket): void {

@@ -1,10 +1,12 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { ClientDisconnectedError } from '../errors/client-disconnected.error';
 import { GatewayErrorCode } from '../errors/gateway-error-code';
 import { GatewayException } from '../errors/gateway.exception';
 import { UpstreamError } from '../../providers/upstream.error';
+import { LogThrottle } from '../logging/log-throttle';
 
 const HTTP_STATUS_CODES: Partial<Record<number, GatewayErrorCode>> = {
   [HttpStatus.NOT_FOUND]: 'not_found',
@@ -22,8 +24,23 @@ const HTTP_STATUS_CODES: Partial<Record<number, GatewayErrorCode>> = {
  * code. Unknown errors become a generic 500 whose detail goes only to the log.
  */
 @Catch()
-export class OpenAiExceptionFilter implements ExceptionFilter {
+export class OpenAiExceptionFilter implements ExceptionFilter, OnApplicationShutdown {
   private readonly logger = new Logger('Errors');
+  /**
+   * 503s come in floods (every request while Postgres is down): one line per code per
+   * ERROR_LOG_INTERVAL_MS, then a count. Other errors stay one line each, with their request id.
+   */
+  private readonly outages: LogThrottle;
+
+  constructor(@Optional() config?: ConfigService) {
+    this.outages = new LogThrottle(config?.get<number>('ERROR_LOG_INTERVAL_MS') ?? 10_000, (code, count, latest) =>
+      this.logger.error(`${code}: ${count} more 503 answer(s) like the one above in the last interval; latest: ${latest}`),
+    );
+  }
+
+  onApplicationShutdown(): void {
+    this.outages.flush();
+  }
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const context = host.switchToHttp();
@@ -45,7 +62,8 @@ export class OpenAiExceptionFilter implements ExceptionFilter {
       return;
     }
     if (error.status >= 500 || exception instanceof UpstreamError || error.cause instanceof UpstreamError) {
-      this.logger.error(`request ${requestId} ${request.method} ${request.path}: ${error.code}: ${describe(exception)}`);
+      const line = `request ${requestId} ${request.method} ${request.path}: ${error.code}: ${describe(exception)}`;
+      if (error.status !== HttpStatus.SERVICE_UNAVAILABLE || this.outages.admit(error.code, line)) this.logger.error(line);
     }
     for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
     response.status(error.status).json(error.toBody());
