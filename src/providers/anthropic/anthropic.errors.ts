@@ -35,7 +35,12 @@ function errorFields(body: unknown): { type?: string; message?: string } {
   };
 }
 
+// Anthropic reports an exhausted prepaid balance as a 400 invalid_request_error: our account's
+// problem, not the client's request.
+const ACCOUNT_PROBLEM = /credit balance/i;
+
 function kindFor(type: string | undefined, message: string | undefined, status: number | undefined): UpstreamErrorKind {
+  if (message && ACCOUNT_PROBLEM.test(message)) return 'upstream_auth';
   let kind = type ? KIND_BY_TYPE[type] : undefined;
   if (!kind) kind = kindByStatus(status);
   if (kind === 'bad_request' && message && CONTEXT_LENGTH.test(message)) return 'context_length';

@@ -280,6 +280,14 @@ describe('Anthropic error mapping', () => {
     expect(anthropicErrorFromResponse(status, body).kind).toBe(kind);
   });
 
+  it('treats an exhausted credit balance (a 400 invalid_request_error) as our account problem, not a bad request', () => {
+    const body = JSON.stringify({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.' },
+    });
+    expect(anthropicErrorFromResponse(400, body)).toMatchObject({ kind: 'upstream_auth', retryable: true });
+  });
+
   it('falls back to the status when the body is not Anthropic JSON (e.g. a proxy page)', () => {
     expect(anthropicErrorFromResponse(502, '<html>Bad gateway</html>').kind).toBe('unavailable');
     expect(anthropicErrorFromResponse(429, '').kind).toBe('rate_limited');

@@ -5,7 +5,10 @@ import { parseRetryAfter, UpstreamError, UpstreamErrorKind } from '../upstream.e
 
 const KIND_BY_STATUS: Record<string, UpstreamErrorKind> = {
   INVALID_ARGUMENT: 'bad_request',
-  FAILED_PRECONDITION: 'bad_request',
+  // Google uses it for "free tier not available in your country, enable billing" and "user
+  // location not supported": the deployment's project cannot serve, the client's request is fine.
+  // Another deployment may serve it, and the client gets a 502 rather than a 400 blaming it.
+  FAILED_PRECONDITION: 'upstream_auth',
   OUT_OF_RANGE: 'bad_request',
   UNAUTHENTICATED: 'upstream_auth',
   PERMISSION_DENIED: 'upstream_auth',

@@ -282,7 +282,7 @@ describe('Gemini error mapping', () => {
   });
 
   it.each([
-    ['FAILED_PRECONDITION', 400, 'bad_request'],
+    ['FAILED_PRECONDITION', 400, 'upstream_auth'],
     ['UNAUTHENTICATED', 401, 'upstream_auth'],
     ['PERMISSION_DENIED', 403, 'upstream_auth'],
     ['NOT_FOUND', 404, 'unavailable'],
