@@ -14,6 +14,8 @@ export const GEMINI_TEST_KEY = 'AIzaSyTestKey0123456789abcdefghijklmno';
 export interface GeminiFunctionCallScript {
   name: string;
   args: Record<string, unknown>;
+  /** Sent next to the call, as thinking models do; Gemini 3 wants it back on the next turn. */
+  thoughtSignature?: string;
 }
 
 export interface GeminiScript {
@@ -112,7 +114,10 @@ function usageOf(script: GeminiScript) {
 }
 
 function callParts(script: GeminiScript) {
-  return (script.functionCalls ?? []).map((call) => ({ functionCall: { name: call.name, args: call.args } }));
+  return (script.functionCalls ?? []).map((call) => ({
+    functionCall: { name: call.name, args: call.args },
+    ...(call.thoughtSignature ? { thoughtSignature: call.thoughtSignature } : {}),
+  }));
 }
 
 function wholeAnswer(script: GeminiScript, request: RecordedRequest) {

@@ -10,6 +10,8 @@ import {
   geminiUrl,
   GeminiStreamMapper,
   mapGeminiResponse,
+  thoughtSignatureOf,
+  withThoughtSignature,
 } from './gemini.mapping';
 
 const FIXTURES = join(__dirname, '../../../test/fixtures/gemini');
@@ -135,6 +137,21 @@ describe('Gemini request mapping', () => {
     ]);
   });
 
+  it('sends a thought signature carried in a tool-call id back on its functionCall part', () => {
+    // Real signatures are standard base64 with '+', '/' and padding.
+    const signature = 'Ep8BCpwBAb4+9vu/R1w=';
+    const id = withThoughtSignature('call_0123', signature);
+    expect(id).toMatch(/^call_0123_sig_[A-Za-z0-9_-]+$/);
+    const body = build([
+      { role: 'user', content: 'Weather?' },
+      { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'get_weather', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: id, content: 'sunny' },
+    ]);
+    expect(body.contents[1].parts).toEqual([{ functionCall: { name: 'get_weather', args: {} }, thoughtSignature: signature }]);
+    expect(body.contents[2].parts).toEqual([{ functionResponse: { name: 'get_weather', response: { result: 'sunny' } } }]);
+    expect(thoughtSignatureOf('call_0123')).toBeUndefined();
+  });
+
   it.each([
     ['auto', { mode: 'AUTO' }],
     ['none', { mode: 'NONE' }],
@@ -174,7 +191,11 @@ describe('Gemini response mapping', () => {
     expect(result).toEqual({
       content: null,
       toolCalls: [
-        { id: 'call_0', type: 'function', function: { name: 'get_weather', arguments: '{"location":"San Francisco, CA","unit":"celsius"}' } },
+        {
+          id: 'call_0_sig_CiQB0e2Kb7x0pZs1Jqkq',
+          type: 'function',
+          function: { name: 'get_weather', arguments: '{"location":"San Francisco, CA","unit":"celsius"}' },
+        },
         { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris, France","unit":"celsius"}' } },
       ],
       finishReason: 'tool_calls',
@@ -187,7 +208,7 @@ describe('Gemini response mapping', () => {
     const result = mapGeminiResponse(JSON.parse(fixture('generate-function-call.json')));
     const ids = (result.toolCalls as Array<{ id: string }>).map((call) => call.id);
     expect(new Set(ids).size).toBe(2);
-    expect(ids[0]).toMatch(/^call_[\w-]{16}$/);
+    expect(ids[1]).toMatch(/^call_[0-9a-f]{24}$/);
   });
 
   it('maps SAFETY to content_filter, keeping the text produced before the cut', () => {

@@ -3,3 +3,4 @@ export * from './gemini.request';
 export * from './gemini.response';
 export * from './gemini.stream';
 export * from './gemini.errors';
+export * from './gemini.tool-call-id';

@@ -10,6 +10,7 @@ import {
   toolCallsOf,
 } from '../chat-input';
 import type { ChatTurn, UpstreamChatRequest } from '../provider-adapter.interface';
+import { thoughtSignatureOf } from './gemini.tool-call-id';
 
 // OpenAI chat request -> Gemini generateContent request. Pure: no I/O.
 
@@ -17,7 +18,7 @@ export type GeminiPart =
   | { text: string }
   | { inlineData: { mimeType: string; data: string } }
   | { fileData: { mimeType?: string; fileUri: string } }
-  | { functionCall: { name: string; args: Record<string, unknown> } }
+  | { functionCall: { name: string; args: Record<string, unknown> }; thoughtSignature?: string }
   | { functionResponse: { name: string; response: Record<string, unknown> } };
 
 export interface GeminiContent {
@@ -137,9 +138,13 @@ function mapTurn(turn: ChatTurn, functionNameByCallId: Map<string, string>): Gem
     case 'user':
       return { role: 'user', parts: contentToParts(turn.content) };
     case 'assistant': {
-      const calls: GeminiPart[] = toolCallsOf(turn).map((call) => ({
-        functionCall: { name: call.function.name, args: parseArguments(call.function.arguments) },
-      }));
+      const calls: GeminiPart[] = toolCallsOf(turn).map((call) => {
+        const signature = thoughtSignatureOf(call.id);
+        return {
+          functionCall: { name: call.function.name, args: parseArguments(call.function.arguments) },
+          ...(signature ? { thoughtSignature: signature } : {}),
+        };
+      });
       return { role: 'model', parts: [...contentToParts(turn.content), ...calls] };
     }
     case 'tool': {

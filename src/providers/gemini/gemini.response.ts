@@ -2,13 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { tokenCount } from '../chat-input';
 import type { FinishReason, TokenUsage, UpstreamChatResult } from '../provider-adapter.interface';
 import { UpstreamError } from '../upstream.error';
+import { withThoughtSignature } from './gemini.tool-call-id';
 
 // Gemini GenerateContentResponse -> the adapter contract. Pure apart from the tool-call ids, which
 // Gemini does not give and OpenAI clients need; tests pass their own generator.
 
 export type ToolCallIdGenerator = () => string;
 
-export const randomToolCallId: ToolCallIdGenerator = () => `call_${randomBytes(12).toString('base64url')}`;
+// Hex, so a generated id never contains the marker a thought signature is appended with.
+export const randomToolCallId: ToolCallIdGenerator = () => `call_${randomBytes(12).toString('hex')}`;
 
 export interface GeminiUsageMetadata {
   promptTokenCount?: number;
@@ -23,6 +25,7 @@ export interface GeminiResponsePart {
   text?: string;
   thought?: boolean;
   functionCall?: { name?: string; args?: Record<string, unknown> };
+  thoughtSignature?: string;
 }
 
 export interface GeminiCandidate {
@@ -74,7 +77,7 @@ export function candidateOutput(candidate: GeminiCandidate | undefined, newId: T
   const toolCalls = parts
     .filter((part) => typeof part?.functionCall?.name === 'string')
     .map((part) => ({
-      id: newId(),
+      id: withThoughtSignature(newId(), typeof part.thoughtSignature === 'string' ? part.thoughtSignature : undefined),
       type: 'function' as const,
       function: { name: part.functionCall!.name as string, arguments: JSON.stringify(part.functionCall!.args ?? {}) },
     }));
