@@ -1,4 +1,5 @@
 import type { ChatTurn } from './provider-adapter.interface';
+import { UpstreamError } from './upstream.error';
 
 // Helpers shared by the native (non-OpenAI) provider mappings: they read the OpenAI-format request
 // the gateway validated and need the same few facts from it, whatever the target wire format.
@@ -44,12 +45,15 @@ export function contentText(content: ChatTurn['content'] | OpenAiContentPart[] |
 
 const DATA_URL = /^data:([\w.+-]+\/[\w.+-]+)(?:;[^,;]*)*;base64,(.*)$/s;
 
-/** A data URL becomes inline base64; an http(s) URL stays a reference; anything else is refused. */
-export function imageSource(url: string): ImageSource | undefined {
+/**
+ * A data URL becomes inline base64; an http(s) URL stays a reference. Anything else is refused
+ * rather than dropped: the model must not answer about an image it never saw.
+ */
+export function imageSource(url: string): ImageSource {
   const match = DATA_URL.exec(url);
   if (match) return { kind: 'base64', mediaType: match[1], data: match[2] };
   if (/^https?:\/\//i.test(url)) return { kind: 'url', url };
-  return undefined;
+  throw new UpstreamError('bad_request', `image_url is neither a base64 data URL nor an http(s) URL: ${url.slice(0, 60)}`);
 }
 
 /** The assistant's tool calls that have the shape OpenAI documents; anything else is ignored. */

@@ -160,8 +160,8 @@ function contentBlocks(content: ChatTurn['content']): AnthropicContentBlock[] {
       continue;
     }
     const source = imageSource(part.image_url.url);
-    if (source?.kind === 'base64') blocks.push({ type: 'image', source: { type: 'base64', media_type: source.mediaType, data: source.data } });
-    else if (source?.kind === 'url') blocks.push({ type: 'image', source: { type: 'url', url: source.url } });
+    if (source.kind === 'base64') blocks.push({ type: 'image', source: { type: 'base64', media_type: source.mediaType, data: source.data } });
+    else blocks.push({ type: 'image', source: { type: 'url', url: source.url } });
   }
   return blocks;
 }

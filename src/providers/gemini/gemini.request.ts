@@ -175,8 +175,8 @@ function contentToParts(content: ChatTurn['content']): GeminiPart[] {
       continue;
     }
     const source = imageSource(part.image_url.url);
-    if (source?.kind === 'base64') parts.push({ inlineData: { mimeType: source.mediaType, data: source.data } });
-    else if (source?.kind === 'url') parts.push({ fileData: { mimeType: guessImageType(source.url), fileUri: source.url } });
+    if (source.kind === 'base64') parts.push({ inlineData: { mimeType: source.mediaType, data: source.data } });
+    else parts.push({ fileData: { mimeType: guessImageType(source.url), fileUri: source.url } });
   }
   return parts;
 }
