@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import request from 'supertest';
-import { MockAdapter } from '../src/providers/adapters/mock.adapter';
+import { MockAdapter } from '../src/providers/mock/mock.adapter';
 import { completion, errorResponse, FakeOpenAiUpstream, hang } from './upstreams/openai-upstream';
 import { startTestApp, TestApp } from './support/test-app';
 

@@ -1,4 +1,4 @@
-import { estimateTokens } from '../providers/adapters/openai-compatible.mapping';
+import { estimateTokens } from '../providers/token-estimate';
 import { contentText } from '../providers/message-content';
 import type { MessageContent } from '../providers/provider-adapter.interface';
 

@@ -1,13 +1,11 @@
-import type { ChatTurn } from './provider-adapter.interface';
+import type { ChatTurn, ContentPart } from './provider-adapter.interface';
 import { UpstreamError } from './upstream.error';
 
 // Helpers shared by the native (non-OpenAI) provider mappings: they read the OpenAI-format request
 // the gateway validated and need the same few facts from it, whatever the target wire format.
 
-/** An OpenAI content part. ChatTurn types content as a string today; parts are read defensively. */
-export type OpenAiContentPart =
-  | { type: 'text'; text: string }
-  | { type: 'image_url'; image_url: { url: string; detail?: string } };
+/** The content parts the native mappings translate; the others (refusal, audio, file) are skipped. */
+export type OpenAiContentPart = Extract<ContentPart, { type: 'text' } | { type: 'image_url' }>;
 
 /** An assistant tool call in OpenAI's shape. */
 export interface OpenAiToolCall {
@@ -29,7 +27,7 @@ export function contentParts(content: ChatTurn['content'] | OpenAiContentPart[] 
   if (content == null) return [];
   if (typeof content === 'string') return content.length > 0 ? [{ type: 'text', text: content }] : [];
   if (!Array.isArray(content)) return [];
-  return content.filter(
+  return (content as ContentPart[]).filter(
     (part): part is OpenAiContentPart =>
       (part?.type === 'text' && typeof part.text === 'string') ||
       (part?.type === 'image_url' && typeof part.image_url?.url === 'string'),

@@ -19,7 +19,8 @@ const KIND_BY_TYPE: Record<string, UpstreamErrorKind> = {
   not_found_error: 'unavailable',
   rate_limit_error: 'rate_limited',
   api_error: 'unavailable',
-  overloaded_error: 'unavailable',
+  // 529: temporary, and a 503 (Retry-After) to the client, not a 502 saying the provider failed.
+  overloaded_error: 'upstream_overloaded',
   timeout_error: 'timeout',
 };
 
@@ -51,6 +52,7 @@ function kindByStatus(status: number | undefined): UpstreamErrorKind {
   if (status === 401 || status === 403) return 'upstream_auth';
   if (status === 429) return 'rate_limited';
   if (status === 408 || status === 504) return 'timeout';
+  if (status === 529) return 'upstream_overloaded';
   if (status !== undefined && status >= 400 && status < 500 && status !== 404 && status !== 409) return 'bad_request';
   return 'unavailable';
 }

@@ -235,7 +235,7 @@ describe('Anthropic stream mapping', () => {
     expect(delta).toEqual([{ type: 'delta', toolCalls: [{ index: 1, function: { arguments: '{}' } }] }]);
   });
 
-  it('throws an overloaded error event as a retryable unavailable error, after relaying what came before', () => {
+  it('throws an overloaded error event as a retryable upstream_overloaded error, after relaying what came before', () => {
     const mapper = new AnthropicStreamMapper();
     const events = sseEvents(fixture('stream-error-overloaded.sse'));
     const before = events.slice(0, -1).flatMap((event) => mapper.map(event));
@@ -247,7 +247,7 @@ describe('Anthropic stream mapping', () => {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(UpstreamError);
-    expect(thrown).toMatchObject({ kind: 'unavailable', retryable: true });
+    expect(thrown).toMatchObject({ kind: 'upstream_overloaded', retryable: true });
     expect(mapper.complete).toBe(false);
   });
 
@@ -263,7 +263,7 @@ describe('Anthropic error mapping', () => {
     [400, 'error-invalid-request.json', 'bad_request', false],
     [400, 'error-prompt-too-long.json', 'context_length', false],
     [401, 'error-authentication.json', 'upstream_auth', true],
-    [529, 'error-overloaded.json', 'unavailable', true],
+    [529, 'error-overloaded.json', 'upstream_overloaded', true],
     [429, 'error-rate-limit.json', 'rate_limited', true],
   ])('HTTP %i %s -> %s', (status, file, kind, retryable) => {
     const error = anthropicErrorFromResponse(status, fixture(file), '17');
@@ -293,8 +293,8 @@ describe('Anthropic error mapping', () => {
     expect(anthropicErrorFromResponse(429, '').kind).toBe('rate_limited');
   });
 
-  it('an overloaded 529 reaches the client as a 502-class upstream_error, a 400 as upstream_bad_request', () => {
-    expect(anthropicErrorFromResponse(529, fixture('error-overloaded.json')).toGatewayException().code).toBe('upstream_error');
+  it('an overloaded 529 reaches the client as a 503 upstream_overloaded, a 400 as upstream_bad_request', () => {
+    expect(anthropicErrorFromResponse(529, fixture('error-overloaded.json')).toGatewayException()).toMatchObject({ code: 'upstream_overloaded', status: 503 });
     expect(anthropicErrorFromResponse(400, fixture('error-invalid-request.json')).toGatewayException().code).toBe('upstream_bad_request');
   });
 });

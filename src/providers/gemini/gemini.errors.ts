@@ -13,7 +13,8 @@ const KIND_BY_STATUS: Record<string, UpstreamErrorKind> = {
   UNAUTHENTICATED: 'upstream_auth',
   PERMISSION_DENIED: 'upstream_auth',
   RESOURCE_EXHAUSTED: 'rate_limited',
-  UNAVAILABLE: 'unavailable',
+  // "The model is overloaded": temporary, a 503 with Retry-After to the client.
+  UNAVAILABLE: 'upstream_overloaded',
   INTERNAL: 'unavailable',
   UNKNOWN: 'unavailable',
   // The deployment names a model the API does not know: our configuration, not the client's request.

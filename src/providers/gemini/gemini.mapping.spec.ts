@@ -282,7 +282,7 @@ describe('Gemini stream mapping', () => {
 
   it('throws an error payload inside the stream as an UpstreamError of the right kind', () => {
     expect(() => new GeminiStreamMapper().map(fixture('error-unavailable.json'))).toThrow(
-      expect.objectContaining({ kind: 'unavailable', retryable: true }),
+      expect.objectContaining({ kind: 'upstream_overloaded', retryable: true }),
     );
   });
 });
@@ -292,7 +292,7 @@ describe('Gemini error mapping', () => {
     [400, 'error-invalid-argument.json', 'bad_request'],
     [400, 'error-context-length.json', 'context_length'],
     [400, 'error-invalid-api-key.json', 'upstream_auth'],
-    [503, 'error-unavailable.json', 'unavailable'],
+    [503, 'error-unavailable.json', 'upstream_overloaded'],
   ])('HTTP %i %s -> %s', (status, file, kind) => {
     expect(geminiErrorFromResponse(status, fixture(file))).toMatchObject({ kind, options: { upstreamStatus: status } });
   });

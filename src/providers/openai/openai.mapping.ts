@@ -7,6 +7,7 @@ import type {
   UpstreamChatResult,
   UpstreamStreamPart,
 } from '../provider-adapter.interface';
+import { estimateTokens } from '../token-estimate';
 import { UpstreamError } from '../upstream.error';
 
 // Pure mappings between the gateway's adapter contract and the OpenAI wire format, kept free of
@@ -57,10 +58,6 @@ export function mapUsage(usage: OpenAiUsage | null | undefined): TokenUsage | un
   return { promptTokens, completionTokens };
 }
 
-/** Rough token count for a provider that reports no usage: about four characters a token. */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
 
 export function mapCompletion(body: unknown, request: UpstreamChatRequest): UpstreamChatResult {
   const choice = (body as { choices?: Array<Record<string, any>> } | null)?.choices?.[0];

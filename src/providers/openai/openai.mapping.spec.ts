@@ -1,7 +1,7 @@
 import type { DeploymentConfig } from '../../config/gateway-config.types';
 import type { UpstreamChatRequest } from '../provider-adapter.interface';
 import { UpstreamError } from '../upstream.error';
-import { buildHeaders, buildRequestBody, mapCompletion, mapStreamEvent } from './openai-compatible.mapping';
+import { buildHeaders, buildRequestBody, mapCompletion, mapStreamEvent } from './openai.mapping';
 
 const deployment: DeploymentConfig = {
   name: 'alpha-k3/0',
@@ -15,6 +15,7 @@ const deployment: DeploymentConfig = {
   maxConcurrency: null,
   maxQueueMs: 0,
   headers: { 'OpenAI-Organization': 'org-1' },
+  defaultMaxTokens: 4096,
   mock: { latencyMs: 0, chunkCount: 1, chunkDelayMs: 0 },
 };
 

@@ -7,7 +7,7 @@ import type {
   UpstreamChatResult,
   UpstreamStreamPart,
 } from '../provider-adapter.interface';
-import { estimateTokens } from './openai-compatible.mapping';
+import { estimateTokens } from '../token-estimate';
 import { contentText } from '../message-content';
 
 /**
