@@ -103,7 +103,7 @@ describe('fake Anthropic upstream', () => {
     });
     const busy = await call(true);
     expect(busy.status).toBe(529);
-    expect(anthropicErrorFromResponse(busy.status, await busy.text())).toMatchObject({ kind: 'unavailable', retryable: true });
+    expect(anthropicErrorFromResponse(busy.status, await busy.text())).toMatchObject({ kind: 'upstream_overloaded', retryable: true });
   });
 
   it('refuses a request the real API would refuse: roles not alternating', async () => {
@@ -176,6 +176,6 @@ describe('fake Gemini upstream', () => {
     const limited = await call(true);
     expect(geminiErrorFromResponse(limited.status, await limited.text())).toMatchObject({ kind: 'rate_limited', options: { retryAfterSeconds: 12 } });
     const busy = await call(false);
-    expect(geminiErrorFromResponse(busy.status, await busy.text())).toMatchObject({ kind: 'unavailable', options: { upstreamStatus: 503 } });
+    expect(geminiErrorFromResponse(busy.status, await busy.text())).toMatchObject({ kind: 'upstream_overloaded', options: { upstreamStatus: 503 } });
   });
 });
