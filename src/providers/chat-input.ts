@@ -1,4 +1,5 @@
 import type { ChatTurn, ContentPart } from './provider-adapter.interface';
+import { invalidParameter } from '../common/validation/invalid-parameter';
 import { UpstreamError } from './upstream.error';
 
 // Helpers shared by the native (non-OpenAI) provider mappings: they read the OpenAI-format request
@@ -98,4 +99,20 @@ export function stopSequences(stop: unknown): string[] | undefined {
 /** Usage that has to be a whole, non-negative count; anything else counts as zero. */
 export function tokenCount(value: unknown): number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : 0;
+}
+
+/**
+ * Refuses (400 invalid_parameter, naming the field) what a native provider cannot honour, rather
+ * than answer with fewer choices or without the logprobs the client asked for.
+ */
+export function refuseUnsupported(parameters: Record<string, unknown>, provider: string): void {
+  if (typeof parameters.n === 'number' && parameters.n > 1) {
+    throw invalidParameter('n', `must be 1: the ${provider} deployment serving this model returns one choice`);
+  }
+  if (parameters.logprobs === true) {
+    throw invalidParameter('logprobs', `is not supported by the ${provider} deployment serving this model`);
+  }
+  if (parameters.top_logprobs != null) {
+    throw invalidParameter('top_logprobs', `is not supported by the ${provider} deployment serving this model`);
+  }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { refuseUnsupported } from '../chat-input';
 import type { ProviderAdapter, UpstreamChatRequest, UpstreamChatResult, UpstreamStreamPart } from '../provider-adapter.interface';
 import { UpstreamHttpClient } from '../upstream-http.client';
 import { readUpstreamSse, UpstreamSseEvent } from '../upstream-sse.reader';
@@ -13,11 +14,13 @@ export class GeminiAdapter implements ProviderAdapter {
   constructor(private readonly http: UpstreamHttpClient) {}
 
   async complete(request: UpstreamChatRequest): Promise<UpstreamChatResult> {
+    refuseUnsupported(request.parameters, this.provider);
     const response = await this.send(request, false);
     return mapGeminiResponse(await this.http.readJson(response, request.signal));
   }
 
   async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamPart>> {
+    refuseUnsupported(request.parameters, this.provider);
     const response = await this.send(request, true);
     return mapEvents(readUpstreamSse(response.body, request.signal, { maxEventBytes: this.http.maxBodyBytes }));
   }

@@ -50,7 +50,7 @@ describe('Gemini request mapping', () => {
         { role: 'assistant', content: 'Hello!' },
         { role: 'user', content: 'Weather?' },
       ],
-      { temperature: 0.3, top_p: 0.8, max_tokens: 100, stop: ['END'], n: 2, seed: 7 },
+      { temperature: 0.3, top_p: 0.8, max_tokens: 100, stop: ['END'], seed: 7 },
     );
     expect(body).toEqual({
       contents: [
@@ -59,7 +59,7 @@ describe('Gemini request mapping', () => {
         { role: 'user', parts: [{ text: 'Weather?' }] },
       ],
       systemInstruction: { parts: [{ text: 'Be brief.' }, { text: 'Use metric units.' }] },
-      generationConfig: { temperature: 0.3, topP: 0.8, maxOutputTokens: 100, stopSequences: ['END'], candidateCount: 2, seed: 7 },
+      generationConfig: { temperature: 0.3, topP: 0.8, maxOutputTokens: 100, stopSequences: ['END'], seed: 7 },
     });
   });
 

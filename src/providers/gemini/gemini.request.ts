@@ -90,7 +90,7 @@ function generationConfig(parameters: Record<string, unknown>): GeminiGeneration
   if (maxTokens !== undefined) config.maxOutputTokens = maxTokens;
   const stops = stopSequences(parameters.stop);
   if (stops) config.stopSequences = stops;
-  if (typeof parameters.n === 'number' && parameters.n > 1) config.candidateCount = parameters.n;
+  // n > 1 is refused before this (refuseUnsupported): only the first candidate would be relayed.
   if (typeof parameters.seed === 'number') config.seed = parameters.seed;
   if (typeof parameters.presence_penalty === 'number') config.presencePenalty = parameters.presence_penalty;
   if (typeof parameters.frequency_penalty === 'number') config.frequencyPenalty = parameters.frequency_penalty;
