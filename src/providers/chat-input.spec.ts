@@ -1,4 +1,4 @@
-import { contentParts, contentText, imageSource, parseArguments, requestedMaxTokens, stopSequences, toolCallsOf } from './chat-input';
+import { contentParts, contentText, imageSource, parseArguments, refuseUnsupported, requestedMaxTokens, stopSequences, toolCallsOf } from './chat-input';
 
 describe('chat input helpers', () => {
   it('reads a string or an array of parts as parts, skipping unknown or empty ones', () => {
@@ -37,5 +37,14 @@ describe('chat input helpers', () => {
     expect(requestedMaxTokens({ max_tokens: 0 })).toBeUndefined();
     expect(stopSequences('x')).toEqual(['x']);
     expect(stopSequences([])).toBeUndefined();
+  });
+
+  it('refuses n > 1, logprobs and top_logprobs for a provider that cannot honour them, naming the field', () => {
+    expect(() => refuseUnsupported({ n: 1, logprobs: false, temperature: 1 }, 'anthropic')).not.toThrow();
+    for (const [parameters, param] of [[{ n: 2 }, 'n'], [{ logprobs: true }, 'logprobs'], [{ top_logprobs: 0 }, 'top_logprobs']] as const) {
+      expect(() => refuseUnsupported(parameters, 'gemini')).toThrow(
+        expect.objectContaining({ status: 400, code: 'invalid_parameter', param, message: expect.stringContaining('gemini') }),
+      );
+    }
   });
 });

@@ -83,3 +83,32 @@ describe('OpenAI-compatible response mapping', () => {
     expect(() => mapStreamEvent('not json')).toThrow(UpstreamError);
   });
 });
+
+describe('OpenAI-compatible mapping of n > 1 and logprobs', () => {
+  const logprobs = { content: [{ token: 'a', logprob: -0.1, bytes: [97], top_logprobs: [] }], refusal: null };
+
+  it('keeps every choice, in index order, each with its logprobs', () => {
+    const result = mapCompletion(
+      {
+        choices: [
+          { index: 1, message: { content: 'b' }, finish_reason: 'length', logprobs: null },
+          { index: 0, message: { content: 'a' }, finish_reason: 'stop', logprobs },
+        ],
+        usage: { prompt_tokens: 1, completion_tokens: 2 },
+      },
+      request,
+    );
+    expect(result).toMatchObject({ content: 'a', finishReason: 'stop', logprobs, moreChoices: [{ content: 'b', finishReason: 'length' }] });
+    expect(result.moreChoices?.[0].logprobs).toBeUndefined();
+  });
+
+  it('tags stream deltas with their choice index and logprobs', () => {
+    const parts = mapStreamEvent(
+      JSON.stringify({ choices: [{ index: 0, delta: { content: 'a' }, logprobs }, { index: 2, delta: { content: 'c' }, finish_reason: 'stop' }] }),
+    );
+    expect(parts).toEqual([
+      { type: 'delta', content: 'a', toolCalls: undefined, logprobs },
+      { type: 'delta', choiceIndex: 2, content: 'c', toolCalls: undefined, finishReason: 'stop', rawFinishReason: 'stop' },
+    ]);
+  });
+});
