@@ -134,6 +134,21 @@ describe('Anthropic and Gemini deployments', () => {
       ]);
     });
 
+    it('ends a stream with an error frame when Anthropic sends an error event after the first token', async () => {
+      anthropic.next(anthropicAnswer({ text: ['First', ' second'], errorAfter: 1 }));
+      const before = anthropic.requests.length;
+      const stream = await client.chat.completions.create({ model: 'alpha-k3', messages: [{ role: 'user', content: 'Hi' }], stream: true });
+      const received: string[] = [];
+      const failure = await (async () => {
+        for await (const chunk of stream) received.push(chunk.choices[0]?.delta.content ?? '');
+      })().catch((error: unknown) => error);
+      expect(received.join('')).toBe('First');
+      expect(failure).toBeInstanceOf(OpenAI.APIError);
+      expect((failure as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ code: 'upstream_overloaded' });
+      // Never a second upstream request once bytes reached the client.
+      expect(anthropic.requests.length).toBe(before + 1);
+    });
+
     it('relays a 429 with its Retry-After', async () => {
       anthropic.next(rateLimited(7));
       const response = await request(gateway.url)
