@@ -84,7 +84,7 @@ export function candidateOutput(candidate: GeminiCandidate | undefined, newId: T
   return { text, toolCalls };
 }
 
-/** Only the first candidate is mapped: the adapter contract carries one choice. */
+/** The first candidate: the adapter refuses n > 1 (refuseUnsupported), so Gemini is never asked for more. */
 export function mapGeminiResponse(body: unknown, newId: ToolCallIdGenerator = randomToolCallId): UpstreamChatResult {
   const response = body as GeminiResponse | null;
   if (!response || typeof response !== 'object' || Array.isArray(response)) {
