@@ -127,6 +127,8 @@ describe('POST /v1/chat/completions (non-streaming) through an OpenAI-compatible
       response_format: { type: 'json_object' },
       tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }],
       tool_choice: 'auto',
+      n: 3,
+      logprobs: true,
     });
   });
 

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import request from 'supertest';
-import { MockAdapter } from '../src/providers/adapters/mock.adapter';
+import { MockAdapter } from '../src/providers/mock/mock.adapter';
 import { completion, errorResponse, FakeOpenAiUpstream, hang } from './upstreams/openai-upstream';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -117,7 +117,7 @@ describe('every error answers in the envelope with the right status', () => {
 
     it('drops a huge unknown field unread: 200', async () => {
       upstream.next(completion('fine'));
-      const response = await post(JSON.stringify({ ...valid, x_unknown: wide(90_000), n: [wide(5000)] }));
+      const response = await post(JSON.stringify({ ...valid, x_unknown: wide(90_000), prediction: [wide(5000)] }));
       expect(response.status).toBe(200);
       expect(Object.keys(upstream.lastRequest.body).sort()).toEqual(['messages', 'model']);
     });

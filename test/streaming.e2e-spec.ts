@@ -2,7 +2,7 @@ import { createServer, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI, { APIError } from 'openai';
 import { CompletionsService } from '../src/completions/completions.service';
-import { estimateTokens } from '../src/providers/adapters/openai-compatible.mapping';
+import { estimateTokens } from '../src/providers/token-estimate';
 import { dataPayloads, postStream, RawStream, sseEvents } from './support/sse-client';
 import { startTestApp, TestApp } from './support/test-app';
 import { errorResponse, FakeOpenAiUpstream, hang, sleep, streamAnswer, UpstreamHandler } from './upstreams/openai-upstream';

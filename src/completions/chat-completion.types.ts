@@ -15,7 +15,8 @@ export interface ChatCompletion {
     index: number;
     message: { role: 'assistant'; content: string | null; tool_calls?: unknown[] };
     finish_reason: string;
-    logprobs: null;
+    /** OpenAI's logprobs object when the client asked for logprobs, else null. */
+    logprobs: unknown;
   }>;
   usage: CompletionUsage;
 }
@@ -29,7 +30,7 @@ export interface ChatCompletionChunk {
     index: number;
     delta: { role?: 'assistant'; content?: string; tool_calls?: unknown[] };
     finish_reason: string | null;
-    logprobs: null;
+    logprobs: unknown;
   }>;
   usage?: CompletionUsage | null;
 }

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { parseGatewayConfig } from '../config/gateway-config.loader';
 import { GatewayConfigService } from '../config/gateway-config.service';
 import { aVirtualKey } from '../keys/virtual-key.fixture';
-import { estimateTokens } from '../providers/adapters/openai-compatible.mapping';
+import { estimateTokens } from '../providers/token-estimate';
 import type { ProviderAdapter, TokenUsage, UpstreamStreamPart } from '../providers/provider-adapter.interface';
 import { ProviderRegistry } from '../providers/provider-registry.service';
 import type { TokenLimitsService } from '../limits/token-limits.service';

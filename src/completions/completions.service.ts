@@ -9,7 +9,7 @@ import type { DeploymentConfig } from '../config/gateway-config.types';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
 import { TokenLimitsService, TokenReservation } from '../limits/token-limits.service';
 import { estimatePromptTokens } from '../limits/token-reservation';
-import { estimateTokens } from '../providers/adapters/openai-compatible.mapping';
+import { estimateTokens } from '../providers/token-estimate';
 import type {
   ChatTurn,
   TokenUsage,
@@ -81,14 +81,13 @@ export class CompletionsService {
         object: 'chat.completion',
         created: unixSeconds(),
         model: dto.model,
-        choices: [
-          {
-            index: 0,
-            message: { role: 'assistant', content: result.content, ...(result.toolCalls ? { tool_calls: result.toolCalls } : {}) },
-            finish_reason: result.finishReason,
-            logprobs: null,
-          },
-        ],
+        // Every choice the provider gave (n > 1), each with its logprobs when asked for.
+        choices: [result, ...(result.moreChoices ?? [])].map((choice, index) => ({
+          index,
+          message: { role: 'assistant', content: choice.content, ...(choice.toolCalls ? { tool_calls: choice.toolCalls } : {}) },
+          finish_reason: choice.finishReason,
+          logprobs: choice.logprobs ?? null,
+        })),
         usage: toWireUsage(result.usage),
       };
     } catch (error) {
@@ -165,7 +164,8 @@ export class CompletionsService {
     });
     let usage: TokenUsage | undefined;
     let streamed = '';
-    let roleSent = false;
+    // The first delta of each choice carries the role, as OpenAI's do (n > 1: one per choice).
+    const roleSent = new Set<number>();
     let yielded = false;
     let status: OutcomeStatus = 'aborted';
     let failure: unknown;
@@ -176,9 +176,10 @@ export class CompletionsService {
           usage = part.usage;
           continue;
         }
+        const index = part.choiceIndex ?? 0;
         const delta: ChatCompletionChunk['choices'][number]['delta'] = {};
-        if (!roleSent) delta.role = 'assistant';
-        roleSent = true;
+        if (!roleSent.has(index)) delta.role = 'assistant';
+        roleSent.add(index);
         if (part.content !== undefined) {
           delta.content = part.content;
           streamed += part.content;
@@ -189,7 +190,7 @@ export class CompletionsService {
           for (const call of part.toolCalls) streamed += (call.function?.name ?? '') + (call.function?.arguments ?? '');
         }
         yielded = true;
-        yield chunk([{ index: 0, delta, finish_reason: part.finishReason ?? null, logprobs: null }]);
+        yield chunk([{ index, delta, finish_reason: part.finishReason ?? null, logprobs: part.logprobs ?? null }]);
       }
       status = 'completed';
       usage ??= this.estimateUsage(dto, streamed);

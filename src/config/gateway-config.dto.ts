@@ -1,4 +1,5 @@
 import { Type } from 'class-transformer';
+import { PROVIDER_NAMES, type ProviderName } from './gateway-config.types';
 import {
   IsIn,
   IsInt,
@@ -16,21 +17,21 @@ import {
 
 /** One deployment as written in the YAML file (snake_case, as in LiteLLM's config). */
 export class DeploymentConfigDto {
-  @IsIn(['openai', 'mock'])
-  provider: 'openai' | 'mock';
+  @IsIn(PROVIDER_NAMES)
+  provider: ProviderName;
 
   @IsOptional() @IsString() @Matches(/^[\w.:@/-]{1,100}$/)
   name?: string;
 
-  @ValidateIf((d: DeploymentConfigDto) => d.provider === 'openai')
+  @ValidateIf((d: DeploymentConfigDto) => d.provider !== 'mock')
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   base_url?: string;
 
-  @ValidateIf((d: DeploymentConfigDto) => d.provider === 'openai')
+  @ValidateIf((d: DeploymentConfigDto) => d.provider !== 'mock')
   @IsString() @MinLength(1)
   api_key?: string;
 
-  @ValidateIf((d: DeploymentConfigDto) => d.provider === 'openai')
+  @ValidateIf((d: DeploymentConfigDto) => d.provider !== 'mock')
   @IsString() @MinLength(1)
   model?: string;
 
@@ -48,6 +49,13 @@ export class DeploymentConfigDto {
   /** How long a request waits for a free slot under `max_concurrency` before a 503. */
   @IsOptional() @IsInt() @Min(0) @Max(600_000)
   max_queue_ms?: number;
+
+  /**
+   * Anthropic only: the `max_tokens` sent when the client set neither `max_tokens` nor
+   * `max_completion_tokens` (the Messages API requires one). Default 4096.
+   */
+  @IsOptional() @IsInt() @Min(1) @Max(1_000_000)
+  default_max_tokens?: number;
 
   @IsOptional() @IsObject()
   headers?: Record<string, string>;

@@ -66,6 +66,23 @@ describe('parseGatewayConfig', () => {
     expect(fallback).toMatchObject({ name: 'alpha-k3/1', provider: 'mock', mock: { latencyMs: 10, chunkCount: 16, chunkDelayMs: 20 } });
   });
 
+  it('accepts anthropic and gemini deployments; default_max_tokens defaults to 4096', () => {
+    const config = parseGatewayConfig(
+      {
+        models: {
+          'alpha-k3': [
+            { provider: 'anthropic', base_url: 'https://api.anthropic.com/v1', api_key: 'k', model: 'claude', default_max_tokens: 1000 },
+            { provider: 'gemini', base_url: 'https://generativelanguage.googleapis.com/v1beta', api_key: 'k', model: 'gemini-2.5-flash' },
+          ],
+        },
+      },
+      env,
+    );
+    const [anthropic, gemini] = config.models.get('alpha-k3')!;
+    expect(anthropic).toMatchObject({ provider: 'anthropic', baseUrl: 'https://api.anthropic.com/v1', defaultMaxTokens: 1000 });
+    expect(gemini).toMatchObject({ provider: 'gemini', upstreamModel: 'gemini-2.5-flash', defaultMaxTokens: 4096 });
+  });
+
   it.each([
     [{}, 'top-level "models"'],
     [{ models: [] }, 'top-level "models"'],
@@ -75,6 +92,9 @@ describe('parseGatewayConfig', () => {
     [{ models: { 'alpha-k3': [{ provider: 'openai', base_url: 'ftp://x', api_key: 'k', model: 'm' }] } }, 'base_url'],
     [{ models: { 'alpha-k3': [{ provider: 'openai', base_url: 'http://x', model: 'm' }] } }, 'models.alpha-k3[0].api_key'],
     [{ models: { 'alpha-k3': [{ provider: 'mock', timeout_ms: 5 }] } }, 'timeout_ms'],
+    [{ models: { 'alpha-k3': [{ provider: 'anthropic', api_key: 'k', model: 'm' }] } }, 'models.alpha-k3[0].base_url'],
+    [{ models: { 'alpha-k3': [{ provider: 'gemini', base_url: 'http://x', model: 'm' }] } }, 'models.alpha-k3[0].api_key'],
+    [{ models: { 'alpha-k3': [{ provider: 'anthropic', base_url: 'http://x', api_key: 'k', model: 'm', default_max_tokens: 0 }] } }, 'default_max_tokens'],
     [{ models: { 'bad model!': [{ provider: 'mock' }] } }, 'not a valid model name'],
     [{ models: { 'alpha-k3': [{ provider: 'mock', timout_ms: 5000 }] } }, 'models.alpha-k3[0].timout_ms: unknown field'],
     [{ models: { 'alpha-k3': [{ provider: 'mock' }, { provider: 'mock', Latency_ms: 1 }] } }, 'models.alpha-k3[1].Latency_ms: unknown field'],

@@ -3,7 +3,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
 import { parse } from 'yaml';
 import { DeploymentConfigDto, DeploymentListDto, GatewayConfigFileDto } from './gateway-config.dto';
-import { DeploymentConfig, GatewayConfig, PUBLIC_MODELS } from './gateway-config.types';
+import { DEFAULT_ANTHROPIC_MAX_TOKENS, DeploymentConfig, GatewayConfig, PUBLIC_MODELS } from './gateway-config.types';
 import { interpolateEnv } from './interpolate-env';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -74,6 +74,7 @@ function toDeployment(publicModel: string, index: number, dto: Partial<Deploymen
     maxConcurrency: dto.max_concurrency ?? null,
     maxQueueMs: dto.max_queue_ms ?? DEFAULT_MAX_QUEUE_MS,
     headers: dto.headers ?? {},
+    defaultMaxTokens: dto.default_max_tokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
     mock: {
       latencyMs: dto.latency_ms ?? 0,
       chunkDelayMs: dto.chunk_delay_ms ?? 20,

@@ -1,4 +1,9 @@
-export type ProviderName = 'openai' | 'mock';
+/** Every `provider` value a deployment may name; each has a folder in src/providers/. */
+export const PROVIDER_NAMES = ['openai', 'anthropic', 'gemini', 'mock'] as const;
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
+
+/** Anthropic requires max_tokens; sent when neither the client nor `default_max_tokens` sets one. */
+export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
 
 export interface MockSettings {
   /** Delay before the answer (non-streaming) or the first chunk (streaming). */
@@ -29,6 +34,8 @@ export interface DeploymentConfig {
   /** Longest wait for a free slot under maxConcurrency before the request is refused (503). */
   maxQueueMs: number;
   headers: Record<string, string>;
+  /** Anthropic: max_tokens when the request has none (`default_max_tokens`). */
+  defaultMaxTokens: number;
   mock: MockSettings;
 }
 

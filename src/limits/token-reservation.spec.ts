@@ -17,6 +17,11 @@ describe('reservationTokens', () => {
     expect(reservationTokens({ messages }, 1024)).toEqual({ min: 11, max: 1034 });
   });
 
+  it('reserves the completion cap once per choice when n > 1', () => {
+    expect(reservationTokens({ messages, max_tokens: 50, n: 3 }, 1024)).toEqual({ min: 160, max: 160 });
+    expect(reservationTokens({ messages, n: 2 }, 1024)).toEqual({ min: 12, max: 2058 });
+  });
+
 });
 
 describe('estimatePromptTokens with content parts', () => {

@@ -1,4 +1,4 @@
-import { estimateTokens } from '../providers/adapters/openai-compatible.mapping';
+import { estimateTokens } from '../providers/token-estimate';
 import { contentText } from '../providers/message-content';
 import type { MessageContent } from '../providers/provider-adapter.interface';
 
@@ -6,6 +6,8 @@ export interface ReservableRequest {
   messages: Array<{ content?: MessageContent | null }>;
   max_tokens?: number;
   max_completion_tokens?: number;
+  /** Choices asked for: each may use the whole completion cap. */
+  n?: number;
 }
 
 /**
@@ -26,6 +28,7 @@ export function estimatePromptTokens(messages: ReservableRequest['messages']): n
 export function reservationTokens(request: ReservableRequest, defaultMaxTokens: number): { min: number; max: number } {
   const prompt = estimatePromptTokens(request.messages);
   const requested = request.max_completion_tokens ?? request.max_tokens;
-  if (requested !== undefined) return { min: prompt + requested, max: prompt + requested };
-  return { min: prompt + 1, max: prompt + defaultMaxTokens };
+  const choices = request.n ?? 1;
+  if (requested !== undefined) return { min: prompt + requested * choices, max: prompt + requested * choices };
+  return { min: prompt + choices, max: prompt + defaultMaxTokens * choices };
 }

@@ -49,12 +49,21 @@ export interface UpstreamChatRequest {
   requestId: string;
 }
 
-export interface UpstreamChatResult {
+/** One choice of an answer. */
+export interface UpstreamChoice {
   content: string | null;
   toolCalls?: unknown[];
   finishReason: FinishReason;
   /** The provider's own finish reason, kept for logs. */
   rawFinishReason?: string;
+  /** OpenAI's `choices[].logprobs` object, relayed as is (only when the client asked for logprobs). */
+  logprobs?: unknown;
+}
+
+/** The first choice's fields, and the others when the client asked for `n` > 1. */
+export interface UpstreamChatResult extends UpstreamChoice {
+  /** choices[1..n-1], in order; absent for a single choice. */
+  moreChoices?: UpstreamChoice[];
   usage: TokenUsage;
 }
 
@@ -63,7 +72,17 @@ export interface UpstreamChatResult {
  * provider that ends on its last content chunk is relayed the same way.
  */
 export type UpstreamStreamPart =
-  | { type: 'delta'; content?: string; toolCalls?: ToolCallDelta[]; finishReason?: FinishReason; rawFinishReason?: string }
+  | {
+      type: 'delta';
+      /** Which choice the delta belongs to when `n` > 1; 0 when absent. */
+      choiceIndex?: number;
+      content?: string;
+      toolCalls?: ToolCallDelta[];
+      finishReason?: FinishReason;
+      rawFinishReason?: string;
+      /** The chunk's `choices[].logprobs`, relayed as is. */
+      logprobs?: unknown;
+    }
   | { type: 'usage'; usage: TokenUsage };
 
 export interface ProviderAdapter {

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
-import { MockAdapter } from './adapters/mock.adapter';
-import { OpenAiCompatibleAdapter } from './adapters/openai-compatible.adapter';
+import { PROVIDER_ADAPTERS } from './provider-list';
 import { ProviderAdapter } from './provider-adapter.interface';
 import { ProviderRegistry } from './provider-registry.service';
 import { UpstreamHttpClient } from './upstream-http.client';
@@ -8,12 +7,11 @@ import { UpstreamHttpClient } from './upstream-http.client';
 @Module({
   providers: [
     UpstreamHttpClient,
-    OpenAiCompatibleAdapter,
-    MockAdapter,
+    ...PROVIDER_ADAPTERS,
     {
       provide: ProviderAdapter,
       useFactory: (...adapters: ProviderAdapter[]) => adapters,
-      inject: [OpenAiCompatibleAdapter, MockAdapter],
+      inject: [...PROVIDER_ADAPTERS],
     },
     ProviderRegistry,
   ],

@@ -14,6 +14,8 @@ export interface UpstreamHttpRequest {
   signal: AbortSignal;
   /** Whose `max_concurrency` applies. */
   deployment: DeploymentConfig;
+  /** The provider's reading of a non-2xx answer (its error body); by default by HTTP status. */
+  errorFromResponse?: (status: number, body: string, retryAfterHeader?: string) => UpstreamError;
 }
 
 export const DEFAULT_UPSTREAM_MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -74,7 +76,8 @@ export class UpstreamHttpClient implements OnModuleDestroy {
     if (response.statusCode >= 200 && response.statusCode < 300) return response;
     const text = await readAtMost(response.body, ERROR_BODY_LIMIT);
     const retryAfter = response.headers['retry-after'];
-    throw upstreamErrorFromStatus(response.statusCode, text, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
+    const classify = input.errorFromResponse ?? upstreamErrorFromStatus;
+    throw classify(response.statusCode, text, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
   }
 
   /**

@@ -9,7 +9,9 @@ export type UpstreamErrorKind =
   | 'invalid_response'
   | 'timeout'
   /** The gateway's own per-deployment concurrency limit (`max_concurrency`) is reached. */
-  | 'overloaded';
+  | 'overloaded'
+  /** The provider says it is overloaded (Anthropic 529 overloaded_error, Google UNAVAILABLE): temporary. */
+  | 'upstream_overloaded';
 
 /**
  * A failure talking to a provider. `detail` (which may hold the provider's raw body) is for
@@ -27,7 +29,7 @@ export class UpstreamError extends Error {
 
   /** Worth trying the next deployment: the request itself is not at fault. */
   get retryable(): boolean {
-    return ['rate_limited', 'unavailable', 'timeout', 'upstream_auth', 'invalid_response', 'overloaded'].includes(this.kind);
+    return ['rate_limited', 'unavailable', 'timeout', 'upstream_auth', 'invalid_response', 'overloaded', 'upstream_overloaded'].includes(this.kind);
   }
 
   toGatewayException(): GatewayException {
@@ -50,6 +52,11 @@ export class UpstreamError extends Error {
         return new GatewayException('upstream_timeout', { cause });
       case 'overloaded':
         return new GatewayException('gateway_overloaded', {
+          cause,
+          headers: { 'retry-after': String(this.options.retryAfterSeconds ?? 1) },
+        });
+      case 'upstream_overloaded':
+        return new GatewayException('upstream_overloaded', {
           cause,
           headers: { 'retry-after': String(this.options.retryAfterSeconds ?? 1) },
         });

@@ -93,6 +93,11 @@ export const GATEWAY_ERRORS = {
     type: 'server_error',
     message: 'The gateway is at its concurrency limit for this model. Retry later.',
   },
+  upstream_overloaded: {
+    status: 503,
+    type: 'server_error',
+    message: 'The model provider is overloaded. Retry later.',
+  },
   service_unavailable: { status: 503, type: 'server_error', message: 'The service is not ready.' },
   upstream_timeout: { status: 504, type: 'timeout', message: 'The model provider did not answer in time.' },
 } as const satisfies Record<string, { status: number; type: string; message: string }>;

@@ -29,6 +29,9 @@ export interface CreateChatCompletionDto {
   tool_choice?: string | object;
   parallel_tool_calls?: boolean;
   reasoning_effort?: string;
+  n?: number;
+  logprobs?: boolean;
+  top_logprobs?: number;
 }
 
 type OptionalField = Exclude<keyof CreateChatCompletionDto, 'model' | 'messages'>;
@@ -37,6 +40,8 @@ type Rule<T> = (value: unknown, path: string) => T;
 /** OpenAI's documented limits. */
 export const MAX_LOGIT_BIAS_ENTRIES = 300;
 export const MAX_TOOLS = 128;
+export const MAX_CHOICES = 128;
+export const MAX_TOP_LOGPROBS = 20;
 
 /**
  * How each optional field is checked, in the order errors are reported. Every rule is linear in
@@ -93,6 +98,9 @@ const OPTIONAL_FIELDS: { [F in OptionalField]-?: Rule<NonNullable<CreateChatComp
   },
   parallel_tool_calls: boolean(),
   reasoning_effort: string(),
+  n: integer(1, MAX_CHOICES),
+  logprobs: boolean(),
+  top_logprobs: integer(0, MAX_TOP_LOGPROBS),
 };
 
 /** The top-level fields the gateway reads; ChatCompletionBodyPipe drops all others unread. */
@@ -141,10 +149,11 @@ function number(min: number, max: number): Rule<number> {
   };
 }
 
-function integer(min?: number): Rule<number> {
+function integer(min?: number, max?: number): Rule<number> {
   return (value, path) => {
     if (typeof value !== 'number' || !Number.isInteger(value)) throw invalidParameter(path, 'must be an integer number');
     if (min !== undefined && value < min) throw invalidParameter(path, `must not be less than ${min}`);
+    if (max !== undefined && value > max) throw invalidParameter(path, `must not be greater than ${max}`);
     return value;
   };
 }

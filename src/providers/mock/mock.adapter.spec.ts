@@ -4,7 +4,7 @@ import type { UpstreamChatRequest, UpstreamStreamPart } from '../provider-adapte
 import { MockAdapter } from './mock.adapter';
 
 function request(mock: DeploymentConfig['mock'], signal = new AbortController().signal): UpstreamChatRequest {
-  const deployment: DeploymentConfig = { name: 'mock/0', publicModel: 'alpha-k3', provider: 'mock', timeoutMs: 1000, firstTokenTimeoutMs: 1000, maxConcurrency: null, maxQueueMs: 0, headers: {}, mock };
+  const deployment: DeploymentConfig = { name: 'mock/0', publicModel: 'alpha-k3', provider: 'mock', timeoutMs: 1000, firstTokenTimeoutMs: 1000, maxConcurrency: null, maxQueueMs: 0, headers: {}, defaultMaxTokens: 4096, mock };
   return { deployment, messages: [{ role: 'user', content: 'ping' }], parameters: {}, signal, requestId: 'req_1' };
 }
 

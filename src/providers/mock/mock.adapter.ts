@@ -7,7 +7,8 @@ import type {
   UpstreamChatResult,
   UpstreamStreamPart,
 } from '../provider-adapter.interface';
-import { estimateTokens } from './openai-compatible.mapping';
+import { estimateTokens } from '../token-estimate';
+import { refuseUnsupported } from '../chat-input';
 import { contentText } from '../message-content';
 
 /**
@@ -19,6 +20,7 @@ export class MockAdapter implements ProviderAdapter {
   readonly provider = 'mock';
 
   async complete(request: UpstreamChatRequest): Promise<UpstreamChatResult> {
+    refuseUnsupported(request.parameters, this.provider);
     const answer = mockAnswer(request);
     await pause(request.deployment.mock.latencyMs, request.signal);
     return {
@@ -29,6 +31,7 @@ export class MockAdapter implements ProviderAdapter {
   }
 
   async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamPart>> {
+    refuseUnsupported(request.parameters, this.provider);
     return streamAnswer(request);
   }
 }

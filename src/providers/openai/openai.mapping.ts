@@ -5,8 +5,10 @@ import type {
   TokenUsage,
   UpstreamChatRequest,
   UpstreamChatResult,
+  UpstreamChoice,
   UpstreamStreamPart,
 } from '../provider-adapter.interface';
+import { estimateTokens } from '../token-estimate';
 import { UpstreamError } from '../upstream.error';
 
 // Pure mappings between the gateway's adapter contract and the OpenAI wire format, kept free of
@@ -57,13 +59,22 @@ export function mapUsage(usage: OpenAiUsage | null | undefined): TokenUsage | un
   return { promptTokens, completionTokens };
 }
 
-/** Rough token count for a provider that reports no usage: about four characters a token. */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
 
 export function mapCompletion(body: unknown, request: UpstreamChatRequest): UpstreamChatResult {
-  const choice = (body as { choices?: Array<Record<string, any>> } | null)?.choices?.[0];
+  const choices = (body as { choices?: Array<Record<string, any>> } | null)?.choices;
+  if (!Array.isArray(choices) || choices.length === 0) throw new UpstreamError('invalid_response', 'completion without choices[0].message');
+  // Providers list choices by `index`; relayed in that order whatever order they came in.
+  const mapped = [...choices].sort((a, b) => (Number(a?.index) || 0) - (Number(b?.index) || 0)).map(mapChoice);
+  const [first, ...more] = mapped;
+  const generated = mapped.map((choice) => choice.content ?? JSON.stringify(choice.toolCalls)).join('');
+  const usage = mapUsage((body as { usage?: OpenAiUsage }).usage) ?? {
+    promptTokens: estimateTokens(JSON.stringify(request.messages)),
+    completionTokens: estimateTokens(generated),
+  };
+  return { ...first, ...(more.length > 0 ? { moreChoices: more } : {}), usage };
+}
+
+function mapChoice(choice: Record<string, any>): UpstreamChoice {
   const message = choice?.message;
   if (!message || typeof message !== 'object') {
     throw new UpstreamError('invalid_response', 'completion without choices[0].message');
@@ -71,16 +82,12 @@ export function mapCompletion(body: unknown, request: UpstreamChatRequest): Upst
   const content = typeof message.content === 'string' ? message.content : null;
   const toolCalls = Array.isArray(message.tool_calls) && message.tool_calls.length > 0 ? message.tool_calls : undefined;
   if (content === null && !toolCalls) throw new UpstreamError('invalid_response', 'message has neither content nor tool_calls');
-  const usage = mapUsage((body as { usage?: OpenAiUsage }).usage) ?? {
-    promptTokens: estimateTokens(JSON.stringify(request.messages)),
-    completionTokens: estimateTokens(content ?? JSON.stringify(toolCalls)),
-  };
   return {
     content,
     toolCalls,
     finishReason: mapFinishReason(choice.finish_reason),
     rawFinishReason: typeof choice.finish_reason === 'string' ? choice.finish_reason : undefined,
-    usage,
+    ...(choice.logprobs != null ? { logprobs: choice.logprobs } : {}),
   };
 }
 
@@ -96,18 +103,22 @@ export function mapStreamEvent(data: string): UpstreamStreamPart[] {
     throw new UpstreamError('unavailable', `error event in stream: ${JSON.stringify(chunk.error).slice(0, 2000)}`);
   }
   const parts: UpstreamStreamPart[] = [];
-  const choice = Array.isArray(chunk?.choices) ? chunk.choices[0] : undefined;
-  if (choice) {
-    const delta = choice.delta ?? {};
+  // With n > 1 a chunk may carry any of the choices (usually one), each with its `index`.
+  for (const choice of Array.isArray(chunk?.choices) ? chunk.choices : []) {
+    const delta = choice?.delta ?? {};
     const content = typeof delta.content === 'string' && delta.content.length > 0 ? delta.content : undefined;
     const toolCalls = Array.isArray(delta.tool_calls) ? (delta.tool_calls as ToolCallDelta[]) : undefined;
-    const finished = typeof choice.finish_reason === 'string' && choice.finish_reason.length > 0;
-    if (content !== undefined || toolCalls || finished) {
+    const finished = typeof choice?.finish_reason === 'string' && choice.finish_reason.length > 0;
+    const logprobs = choice?.logprobs ?? undefined;
+    if (content !== undefined || toolCalls || finished || logprobs !== undefined) {
+      const index = Number.isInteger(choice?.index) && choice.index > 0 ? (choice.index as number) : 0;
       parts.push({
         type: 'delta',
+        ...(index > 0 ? { choiceIndex: index } : {}),
         content,
         toolCalls,
         ...(finished ? { finishReason: mapFinishReason(choice.finish_reason), rawFinishReason: choice.finish_reason } : {}),
+        ...(logprobs !== undefined ? { logprobs } : {}),
       });
     }
   }

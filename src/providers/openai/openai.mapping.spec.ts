@@ -1,7 +1,7 @@
 import type { DeploymentConfig } from '../../config/gateway-config.types';
 import type { UpstreamChatRequest } from '../provider-adapter.interface';
 import { UpstreamError } from '../upstream.error';
-import { buildHeaders, buildRequestBody, mapCompletion, mapStreamEvent } from './openai-compatible.mapping';
+import { buildHeaders, buildRequestBody, mapCompletion, mapStreamEvent } from './openai.mapping';
 
 const deployment: DeploymentConfig = {
   name: 'alpha-k3/0',
@@ -15,6 +15,7 @@ const deployment: DeploymentConfig = {
   maxConcurrency: null,
   maxQueueMs: 0,
   headers: { 'OpenAI-Organization': 'org-1' },
+  defaultMaxTokens: 4096,
   mock: { latencyMs: 0, chunkCount: 1, chunkDelayMs: 0 },
 };
 
@@ -80,5 +81,34 @@ describe('OpenAI-compatible response mapping', () => {
     ]);
     expect(() => mapStreamEvent('{"error":{"message":"boom","type":"server_error"}}')).toThrow(UpstreamError);
     expect(() => mapStreamEvent('not json')).toThrow(UpstreamError);
+  });
+});
+
+describe('OpenAI-compatible mapping of n > 1 and logprobs', () => {
+  const logprobs = { content: [{ token: 'a', logprob: -0.1, bytes: [97], top_logprobs: [] }], refusal: null };
+
+  it('keeps every choice, in index order, each with its logprobs', () => {
+    const result = mapCompletion(
+      {
+        choices: [
+          { index: 1, message: { content: 'b' }, finish_reason: 'length', logprobs: null },
+          { index: 0, message: { content: 'a' }, finish_reason: 'stop', logprobs },
+        ],
+        usage: { prompt_tokens: 1, completion_tokens: 2 },
+      },
+      request,
+    );
+    expect(result).toMatchObject({ content: 'a', finishReason: 'stop', logprobs, moreChoices: [{ content: 'b', finishReason: 'length' }] });
+    expect(result.moreChoices?.[0].logprobs).toBeUndefined();
+  });
+
+  it('tags stream deltas with their choice index and logprobs', () => {
+    const parts = mapStreamEvent(
+      JSON.stringify({ choices: [{ index: 0, delta: { content: 'a' }, logprobs }, { index: 2, delta: { content: 'c' }, finish_reason: 'stop' }] }),
+    );
+    expect(parts).toEqual([
+      { type: 'delta', content: 'a', toolCalls: undefined, logprobs },
+      { type: 'delta', choiceIndex: 2, content: 'c', toolCalls: undefined, finishReason: 'stop', rawFinishReason: 'stop' },
+    ]);
   });
 });
