@@ -36,7 +36,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
         'alpha-refused': [openai({ base_url: `http://127.0.0.1:${await closedPort()}/v1` })],
         'beta-v4-pro-0813': [
           openai({ name: 'primary' }),
-          { provider: 'openai', base_url: backup.url, api_key: 'sk-backup', model: 'backup-model', name: 'backup' },
+          { provider: 'openai', base_url: backup.url, api_key: 'sk-backup', model: 'backup-model', name: 'backup', weight: 0 },
         ],
         'beta-v4-flash-0731': [{ provider: 'mock', chunk_count: 4, chunk_delay_ms: 5 }],
         'mock-slow': [{ provider: 'mock', chunk_count: 4, chunk_delay_ms: 60_000 }],

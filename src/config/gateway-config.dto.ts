@@ -2,6 +2,7 @@ import { Type } from 'class-transformer';
 import {
   IsIn,
   IsInt,
+  IsNumber,
   IsObject,
   IsOptional,
   IsString,
@@ -33,6 +34,10 @@ export class DeploymentConfigDto {
   @ValidateIf((d: DeploymentConfigDto) => d.provider === 'openai')
   @IsString() @MinLength(1)
   model?: string;
+
+  /** Share of the model's load (weighted random choice); 0: a standby, used only when the others fail. */
+  @IsOptional() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1_000_000)
+  weight?: number;
 
   @IsOptional() @IsInt() @Min(100) @Max(3_600_000)
   timeout_ms?: number;
