@@ -236,7 +236,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
       const payloads = dataPayloads(body);
       expect(payloads.filter((payload) => payload.error)).toHaveLength(1);
       expect(payloads[payloads.length - 1]).toEqual({
-        error: { message: 'The model provider failed to answer.', type: 'upstream_error', param: null, code: 'upstream_error' },
+        error: { message: 'The model provider failed to answer.', type: 'upstream_error', param: null, code: 'upstream_error', source: 'upstream' },
       });
       expect(payloads.slice(0, -1).map((chunk) => chunk.choices[0].delta.content).join('')).toBe('one two ');
     });
@@ -383,7 +383,7 @@ async function expectEnvelope(response: RawStream, status: number, code: string)
   expect(response.status).toBe(status);
   expect(response.headers['content-type']).toMatch(/^application\/json/);
   const body = JSON.parse(response.bytes().toString('utf8'));
-  expect(body).toEqual({ error: { message: expect.any(String), type: expect.any(String), param: null, code } });
+  expect(body).toEqual({ error: { message: expect.any(String), type: expect.any(String), param: null, code, source: expect.stringMatching(/^(gateway|upstream)$/) } });
   expect(body.error.message).not.toContain('upstream says no');
 }
 
