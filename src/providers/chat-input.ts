@@ -1,4 +1,4 @@
-import type { ChatTurn } from './provider-adapter.interface';
+import type { ChatTurn, ContentPart } from './provider-adapter.interface';
 import { UpstreamError } from './upstream.error';
 
 // Helpers shared by the native (non-OpenAI) provider mappings: they read the OpenAI-format request
@@ -29,7 +29,8 @@ export function contentParts(content: ChatTurn['content'] | OpenAiContentPart[] 
   if (content == null) return [];
   if (typeof content === 'string') return content.length > 0 ? [{ type: 'text', text: content }] : [];
   if (!Array.isArray(content)) return [];
-  return content.filter(
+  // Widened: a union of two array types has no usable type-guard overload of filter.
+  return (content as ReadonlyArray<ContentPart | OpenAiContentPart>).filter(
     (part): part is OpenAiContentPart =>
       (part?.type === 'text' && typeof part.text === 'string') ||
       (part?.type === 'image_url' && typeof part.image_url?.url === 'string'),
