@@ -68,7 +68,7 @@ export class EnvironmentVariables {
   ROUTER_RETRY_AFTER_MAX_MS = 2_000;
 
   /** Consecutive failures after which a deployment is skipped for DEPLOYMENT_COOLDOWN_MS. */
-  @Transform(toInt) @IsInt() @Min(1) @Max(1_000)
+  @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000_000)
   DEPLOYMENT_FAILURE_THRESHOLD = 3;
 
   @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)

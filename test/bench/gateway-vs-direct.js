@@ -123,7 +123,7 @@ function startGateway(upstreamUrl, failingUrl) {
     // Measure the proxy path, not the 100/min default limit.
     KEY_RPM_LIMIT: process.env.KEY_RPM_LIMIT ?? '0',
     // Every request must pay the failover: no cool-down may skip the failing deployment.
-    ...(failingUrl ? { DEPLOYMENT_FAILURE_THRESHOLD: '1000', DEPLOYMENT_COOLDOWN_MS: '100' } : {}),
+    ...(failingUrl ? { DEPLOYMENT_FAILURE_THRESHOLD: '1000000000' } : {}),
   };
   const presetKey = DATABASE_URL ? createKeyWithCli(env) : undefined;
   const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -179,6 +179,16 @@ async function main() {
   try {
     // Warm both paths (JIT, connection pools, key cache) before measuring.
     await Promise.all([fetch(`${upstreamUrl}/chat/completions`, { method: 'POST', body: '{}' })]);
+    if (failingUrl) {
+      // The failover model must really pay one failover per request, or its figures mean nothing.
+      const probe = await fetch(`http://127.0.0.1:${GATEWAY_PORT}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'failover', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      await probe.text();
+      if (probe.headers.get('x-gateway-attempts') !== '2') throw new Error(`failover model answered in ${probe.headers.get('x-gateway-attempts')} attempt(s)`);
+    }
     for (let round = 0; round < ROUNDS; round++) {
       for (const target of targets) {
         const result =
