@@ -43,6 +43,8 @@ describe('Routing between deployments (e2e)', () => {
         'retry-after': pair('retry-after', primary.url),
         'retry-after-long': pair('retry-after-long', primary.url),
         cooling: pair('cooling', primary.url),
+        // Four dead deployments: ROUTER_MAX_ATTEMPTS (default 3) stops after three.
+        'all-dead': await Promise.all([1, 2, 3, 4].map(async (n) => openai(`all-dead-${n}`, `http://127.0.0.1:${await closedPort()}/v1`))),
         weighted: [
           { provider: 'mock', name: 'heavy', weight: 3 },
           { provider: 'mock', name: 'light', weight: 1 },
@@ -183,6 +185,18 @@ describe('Routing between deployments (e2e)', () => {
     expect(probe.data.choices[0].message.content).toBe('recovered');
     expect(probe.response.headers.get('x-gateway-deployment')).toBe('cooling-first');
     expect(health.snapshot().find((entry) => entry.name === 'cooling-first')).toBeUndefined();
+  });
+
+  it('stops after ROUTER_MAX_ATTEMPTS attempts and says so in the headers of the error', async () => {
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${client.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'all-dead', messages: hi }),
+    });
+    expect(response.status).toBe(502);
+    expect((await response.json()).error).toMatchObject({ code: 'upstream_error', source: 'upstream' });
+    expect(response.headers.get('x-gateway-attempts')).toBe('3');
+    expect(response.headers.get('x-gateway-deployment')).toBeNull();
   });
 
   it('shares the load in proportion to the weights over 1,000 requests', async () => {
