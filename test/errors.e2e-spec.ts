@@ -189,7 +189,7 @@ describe('every error answers in the envelope with the right status', () => {
   });
 
   it('404 for an unknown route and for an unknown model', async () => {
-    const route = await request(gateway.url).get('/v1/models/nope');
+    const route = await request(gateway.url).get('/v1/no-such-route');
     expect(route.status).toBe(404);
     expectEnvelope(route.body, 404, 'not_found');
     const model = await post({ ...valid, model: 'gpt-imaginary' });
