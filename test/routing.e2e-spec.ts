@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { DeploymentHealthService } from '../src/completions/deployment-health.service';
 import { startTestApp, TestApp } from './support/test-app';
 import { sleep } from './support/eventually';
-import { completion, errorResponse, FakeOpenAiUpstream, streamAnswer } from './upstreams/openai-upstream';
+import { completion, errorResponse, FakeOpenAiUpstream, hang, streamAnswer } from './upstreams/openai-upstream';
 
 const COOLDOWN_MS = 400;
 const hi = [{ role: 'user' as const, content: 'hi' }];
@@ -43,6 +43,10 @@ describe('Routing between deployments (e2e)', () => {
         'retry-after': pair('retry-after', primary.url),
         'retry-after-long': pair('retry-after-long', primary.url),
         cooling: pair('cooling', primary.url),
+        'slow-first-token': [
+          openai('slow-first-token-first', primary.url, { first_token_timeout_ms: 300 }),
+          openai('slow-first-token-backup', backup.url, { weight: 0 }),
+        ],
         // Four dead deployments: ROUTER_MAX_ATTEMPTS (default 3) stops after three.
         'all-dead': await Promise.all([1, 2, 3, 4].map(async (n) => openai(`all-dead-${n}`, `http://127.0.0.1:${await closedPort()}/v1`))),
         weighted: [
@@ -94,6 +98,21 @@ describe('Routing between deployments (e2e)', () => {
     expect(response.headers.get('x-gateway-deployment')).toBe(`${model}-backup`);
     expect(response.headers.get('x-gateway-attempts')).toBe('2');
     expect(response.headers.get('x-gateway-overhead-ms')).toMatch(/^\d+$/);
+  });
+
+  it('stream: fails over when the first deployment misses its first-token deadline', async () => {
+    primary.next(hang());
+    backup.next(streamAnswer({ pieces: ['in ', 'time'] }));
+    const started = Date.now();
+    const { data: stream, response } = await client.chat.completions
+      .create({ model: 'slow-first-token', messages: hi, stream: true })
+      .withResponse();
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(text).toBe('in time');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect(response.headers.get('x-gateway-deployment')).toBe('slow-first-token-backup');
+    expect(response.headers.get('x-gateway-attempts')).toBe('2');
   });
 
   it('never sends a second upstream request once a stream has sent its first byte', async () => {
