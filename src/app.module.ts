@@ -12,6 +12,7 @@ import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { DemoKeyService } from './keys/demo-key.service';
 import { KeysModule } from './keys/keys.module';
+import { ModelsModule } from './models/models.module';
 import { RequestDrain } from './usage/request-drain.service';
 import { UsageModule } from './usage/usage.module';
 import { ThrottlingModule } from './throttling/throttling.module';
@@ -28,6 +29,7 @@ export const COMPLETIONS_BODY_LIMIT = '1mb';
     AuthModule,
     ThrottlingModule,
     CompletionsModule,
+    ModelsModule,
     AdminModule,
     HealthModule,
     DashboardModule,

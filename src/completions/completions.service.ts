@@ -73,7 +73,7 @@ export class CompletionsService {
         } finally {
           deadline.dispose();
         }
-      });
+      }, { acceptedAt: started, setHeaders: context.setHeaders });
       this.record(context, dto, deployment, 'completed', 200, result.usage, started);
       await this.tokenLimits.settle(reservation, result.usage);
       return {
@@ -130,7 +130,7 @@ export class CompletionsService {
           deadline.dispose();
           throw error;
         }
-      });
+      }, { acceptedAt: started, setHeaders: context.setHeaders });
     } catch (error) {
       await this.tokenLimits.settle(reservation, { promptTokens: 0, completionTokens: 0 });
       this.recordFailure(context, dto, attempted, error, { promptTokens: 0, completionTokens: 0 }, started);
