@@ -1,10 +1,9 @@
 import OpenAI from 'openai';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { DeploymentHealthService } from '../src/completions/deployment-health.service';
 import { startTestApp, TestApp } from './support/test-app';
 import { sleep } from './support/eventually';
 import { completion, errorResponse, FakeOpenAiUpstream, hang, streamAnswer } from './upstreams/openai-upstream';
+import { closedPort } from './support/ports';
 
 const COOLDOWN_MS = 400;
 const hi = [{ role: 'user' as const, content: 'hi' }];
@@ -243,11 +242,3 @@ describe('Routing between deployments (e2e)', () => {
     expect(Math.abs(served.heavy - 750)).toBeLessThanOrEqual(70);
   }, 60_000);
 });
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}

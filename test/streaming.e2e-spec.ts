@@ -1,11 +1,11 @@
-import { createServer, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { ServerResponse } from 'node:http';
 import OpenAI, { APIError } from 'openai';
 import { CompletionsService } from '../src/completions/completions.service';
 import { estimateTokens } from '../src/providers/token-estimate';
 import { dataPayloads, postStream, RawStream, sseEvents } from './support/sse-client';
 import { startTestApp, TestApp } from './support/test-app';
 import { errorResponse, FakeOpenAiUpstream, hang, sleep, streamAnswer, UpstreamHandler } from './upstreams/openai-upstream';
+import { closedPort } from './support/ports';
 
 const HEARTBEAT_MS = 50;
 const question = [{ role: 'user' as const, content: 'Say hello.' }];
@@ -473,12 +473,4 @@ function splitBytes(buffer: Buffer, separator: string): Buffer[] {
     start = end + separator.length;
   }
   return parts;
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
