@@ -11,7 +11,8 @@ export function configureApp(app: INestApplication): INestApplication {
   // Before the routes, so a preflight is answered here and never reaches auth (it has no key).
   const cors = corsOptionsFrom(app.get(ConfigService).get<string>('CORS_ORIGINS'));
   if (cors) app.enableCors(cors);
-  app.enableShutdownHooks();
+  // Not SIGHUP: it reloads GATEWAY_CONFIG (config/config-reload.signal.ts) instead of stopping.
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT', 'SIGQUIT']);
   installClientErrorHandlers(app.getHttpServer());
   const http = app.getHttpAdapter().getInstance();
   http.disable('x-powered-by');
