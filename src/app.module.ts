@@ -10,6 +10,7 @@ import { AppConfigModule } from './config/app-config.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { OpenApiModule } from './openapi/openapi.module';
 import { DemoKeyService } from './keys/demo-key.service';
 import { KeysModule } from './keys/keys.module';
 import { RequestDrain } from './usage/request-drain.service';
@@ -30,6 +31,7 @@ export const COMPLETIONS_BODY_LIMIT = '1mb';
     CompletionsModule,
     AdminModule,
     HealthModule,
+    OpenApiModule,
     DashboardModule,
   ],
   providers: [
