@@ -1,5 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { GATEWAY_ERRORS } from '../common/errors/gateway-error-code';
 import { CHAT_COMPLETION_SCHEMAS } from './chat-completion.schemas';
+
+// package.json sits two levels up from both src/openapi and dist/openapi (and in the Docker image).
+const VERSION = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ content: { 'application/json': { schema } } });
@@ -42,7 +47,7 @@ export const OPENAPI_DOCUMENT = {
   openapi: '3.1.0',
   info: {
     title: 'LLM gateway',
-    version: process.env.npm_package_version ?? '0.1.0',
+    version: VERSION,
     description: 'An OpenAI-compatible gateway: virtual keys, rate limits, routing to provider deployments.',
     license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
   },
