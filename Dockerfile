@@ -12,13 +12,17 @@ RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: compiled code, production dependencies and the SQL migrations only.
 FROM node:20-bookworm-slim
-ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0
+# Without DATABASE_URL the gateway runs its embedded Postgres in GATEWAY_DATA_DIR: /data, owned by
+# the non-root `node` user (uid 1000) and declared a volume so keys and usage outlive the container.
+ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 GATEWAY_DATA_DIR=/data
 WORKDIR /app
+RUN mkdir -p /data && chown node:node /data && chmod 0700 /data
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/package.json ./package.json
 COPY prisma/migrations ./prisma/migrations
 COPY bin ./bin
 USER node
+VOLUME ["/data"]
 EXPOSE 8080
 CMD ["node", "dist/main.js"]

@@ -10,6 +10,7 @@ import { AppConfigModule } from './config/app-config.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { OpenApiModule } from './openapi/openapi.module';
 import { DemoKeyService } from './keys/demo-key.service';
 import { KeysModule } from './keys/keys.module';
 import { ModelsModule } from './models/models.module';
@@ -32,6 +33,7 @@ export const COMPLETIONS_BODY_LIMIT = '1mb';
     ModelsModule,
     AdminModule,
     HealthModule,
+    OpenApiModule,
     DashboardModule,
   ],
   providers: [

@@ -1,4 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { corsOptionsFrom } from './common/http/cors';
 import { installClientErrorHandlers } from './common/http/client-error.handler';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
 import { DemoKeyService } from './keys/demo-key.service';
@@ -6,7 +8,11 @@ import { DemoKeyService } from './keys/demo-key.service';
 /** Everything main.ts does to the app besides listening, shared with the e2e tests. */
 export function configureApp(app: INestApplication): INestApplication {
   app.use(requestIdMiddleware);
-  app.enableShutdownHooks();
+  // Before the routes, so a preflight is answered here and never reaches auth (it has no key).
+  const cors = corsOptionsFrom(app.get(ConfigService).get<string>('CORS_ORIGINS'));
+  if (cors) app.enableCors(cors);
+  // Not SIGHUP: it reloads GATEWAY_CONFIG (config/config-reload.signal.ts) instead of stopping.
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT', 'SIGQUIT']);
   installClientErrorHandlers(app.getHttpServer());
   const http = app.getHttpAdapter().getInstance();
   http.disable('x-powered-by');

@@ -5,6 +5,7 @@ import { KeysModule } from '../keys/keys.module';
 import { CounterStore } from '../limits/counters/counter-store';
 import { LimitsModule } from '../limits/limits.module';
 import { CounterThrottlerStorage } from '../throttling/counter-throttler.storage';
+import { AdminConfigController } from './admin-config.controller';
 import { AdminKeysController } from './admin-keys.controller';
 import { AdminThrottlerOptions, AdminThrottlerStorage } from './admin-throttler.guard';
 import { AdminUsageController } from './admin-usage.controller';
@@ -18,7 +19,7 @@ export const ADMIN_BODY_LIMIT = '100kb';
  */
 @Module({
   imports: [KeysModule, LimitsModule],
-  controllers: [AdminKeysController, AdminUsageController],
+  controllers: [AdminKeysController, AdminUsageController, AdminConfigController],
   providers: [
     {
       provide: AdminThrottlerOptions,

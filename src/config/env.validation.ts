@@ -28,6 +28,16 @@ export class EnvironmentVariables {
   @Transform(emptyToUndefined) @IsOptional() @IsString()
   GATEWAY_CONFIG?: string;
 
+  /**
+   * Browser origins allowed to call the gateway (comma list, e.g. `https://app.example.com`);
+   * empty: no CORS headers at all, so browsers on other origins are refused by their own policy.
+   */
+  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  @Matches(/^\s*https?:\/\/[^\s,/]+\s*(,\s*https?:\/\/[^\s,/]+\s*)*$/, {
+    message: 'CORS_ORIGINS must be a comma list of origins such as https://app.example.com (scheme and host, no path)',
+  })
+  CORS_ORIGINS?: string;
+
   /** Apply pending migrations at start (always done for the embedded database). */
   @IsIn(['true', 'false'])
   DB_MIGRATE_ON_START: 'true' | 'false' = 'false';

@@ -72,6 +72,11 @@ export const GATEWAY_ERRORS = {
     type: 'invalid_request_error',
     message: 'Unsupported Expect header; only "Expect: 100-continue" is supported.',
   },
+  invalid_gateway_config: {
+    status: 422,
+    type: 'invalid_request_error',
+    message: 'GATEWAY_CONFIG is invalid; the running config was kept.',
+  },
   rate_limit_exceeded: { status: 429, type: 'requests', message: 'Rate limit exceeded.' },
   token_rate_limit_exceeded: { status: 429, type: 'tokens', message: 'Token rate limit exceeded.' },
   budget_exceeded: { status: 429, type: 'insufficient_quota', message: 'The token budget of this API key is spent.' },

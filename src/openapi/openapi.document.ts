@@ -1,0 +1,127 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GATEWAY_ERRORS } from '../common/errors/gateway-error-code';
+import { CHAT_COMPLETION_SCHEMAS } from './chat-completion.schemas';
+
+// package.json sits two levels up from both src/openapi and dist/openapi (and in the Docker image).
+const VERSION = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: object) => ({ content: { 'application/json': { schema } } });
+const errors = (...statuses: number[]) =>
+  Object.fromEntries(
+    statuses.map((status) => {
+      const codes = Object.entries(GATEWAY_ERRORS)
+        .filter(([, entry]) => entry.status === status)
+        .map(([code]) => `\`${code}\``);
+      return [String(status), { description: `Error: ${codes.join(', ')}`, ...json(ref('ErrorEnvelope')) }];
+    }),
+  );
+const adminKeyBody = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    expires_at: { type: ['string', 'null'], format: 'date-time' },
+    rpm_limit: { type: ['integer', 'null'], minimum: 0 },
+    tpm_limit: { type: ['integer', 'null'], minimum: 0 },
+    token_budget: { type: ['integer', 'null'], minimum: 0 },
+    budget_period: { type: ['string', 'null'] },
+    allowed_models: { type: ['array', 'null'], items: { type: 'string' } },
+  },
+};
+const idParam = [{ name: 'id', in: 'path', required: true, description: 'Key id or name.', schema: { type: 'string' } }];
+const admin = (summary: string, extra: object = {}) => ({
+  tags: ['admin'],
+  summary,
+  security: [{ adminKey: [] }],
+  responses: { '200': { description: 'OK', ...json({ type: 'object' }) }, ...errors(401, 404, 429) },
+  ...extra,
+});
+
+/**
+ * The OpenAPI 3.1 document served at GET /openapi.json. The public /v1 operations carry full
+ * schemas (kept in step with the request parser by openapi.document.spec.ts); the admin API is
+ * listed under the `admin` tag with its parameters and bodies, its full reference being the README.
+ */
+export const OPENAPI_DOCUMENT = {
+  openapi: '3.1.0',
+  info: {
+    title: 'LLM gateway',
+    version: VERSION,
+    description: 'An OpenAI-compatible gateway: virtual keys, rate limits, routing to provider deployments.',
+    license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+  },
+  tags: [
+    { name: 'public', description: 'The OpenAI-compatible API, authenticated with a virtual key.' },
+    { name: 'admin', description: 'Key management, usage and config reload; authenticated with ADMIN_API_KEY. Answers 404 while ADMIN_API_KEY is unset.' },
+  ],
+  paths: {
+    '/v1/chat/completions': {
+      post: {
+        tags: ['public'],
+        operationId: 'createChatCompletion',
+        summary: 'Create a chat completion, as JSON or as a server-sent event stream (`stream: true`).',
+        security: [{ virtualKey: [] }],
+        requestBody: { required: true, ...json(ref('ChatCompletionRequest')) },
+        responses: {
+          '200': {
+            description: 'A completion, or with `stream: true` a stream of chunks ending with `data: [DONE]`.',
+            content: { 'application/json': { schema: ref('ChatCompletion') }, 'text/event-stream': { schema: ref('ChatCompletionChunk') } },
+          },
+          ...errors(400, 401, 403, 404, 408, 413, 415, 417, 429, 431, 500, 502, 503, 504),
+        },
+      },
+    },
+    '/admin/keys': {
+      post: admin('Create a virtual key; the answer holds its secret, shown once.', {
+        operationId: 'createKey',
+        requestBody: { required: true, ...json({ ...adminKeyBody, required: ['name'] }) },
+        responses: { '201': { description: 'Created', ...json({ type: 'object' }) }, ...errors(400, 401, 409, 429) },
+      }),
+      get: admin('List keys (without secrets).', { operationId: 'listKeys' }),
+    },
+    '/admin/keys/{id}': {
+      get: admin('Show one key.', { operationId: 'getKey', parameters: idParam }),
+      patch: admin('Change a key\'s settings.', { operationId: 'updateKey', parameters: idParam, requestBody: { required: true, ...json(adminKeyBody) } }),
+    },
+    '/admin/keys/{id}/rotate': {
+      post: admin('New secret; the old one stays valid for a grace period.', {
+        operationId: 'rotateKey',
+        parameters: idParam,
+        requestBody: { required: false, ...json({ type: 'object', properties: { grace_seconds: { type: 'integer', minimum: 0 } } }) },
+      }),
+    },
+    '/admin/keys/{id}/revoke': { post: admin('Revoke a key.', { operationId: 'revokeKey', parameters: idParam }) },
+    '/admin/usage': {
+      get: admin('Usage per key or per public model.', {
+        operationId: 'usageReport',
+        parameters: [
+          { name: 'group_by', in: 'query', schema: { enum: ['key', 'model'] } },
+          { name: 'key_id', in: 'query', schema: { type: 'string' } },
+          { name: 'model', in: 'query', schema: { type: 'string' } },
+          { name: 'from', in: 'query', schema: { type: 'string', format: 'date-time' } },
+          { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time' } },
+        ],
+      }),
+    },
+    '/admin/config/reload': {
+      post: admin('Re-read GATEWAY_CONFIG, as SIGHUP does.', {
+        operationId: 'reloadConfig',
+        responses: {
+          '200': {
+            description: 'Reloaded',
+            ...json({ type: 'object', properties: { object: { const: 'config_reload' }, source: { type: 'string' }, models: { type: 'array', items: { type: 'string' } } } }),
+          },
+          ...errors(401, 422, 429),
+        },
+      }),
+    },
+  },
+  components: {
+    securitySchemes: {
+      virtualKey: { type: 'http', scheme: 'bearer', description: 'A virtual key (gk-...).' },
+      adminKey: { type: 'http', scheme: 'bearer', description: 'ADMIN_API_KEY.' },
+    },
+    schemas: CHAT_COMPLETION_SCHEMAS,
+  },
+} as const;

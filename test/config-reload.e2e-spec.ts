@@ -1,0 +1,143 @@
+import { ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import request from 'supertest';
+import { ADMIN_KEY } from './support/admin';
+
+const ROOT = join(__dirname, '..');
+const mock = (extra: Record<string, unknown> = {}) => ({ provider: 'mock', chunk_delay_ms: 5, ...extra });
+const until = async (check: () => boolean, ms = 60_000) => {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > ms) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+/**
+ * A real process (`node dist/main.js`): SIGHUP must reach the gateway's own handler, and jest's
+ * sandboxed `process` object does not receive real signals.
+ */
+describe('hot reload of GATEWAY_CONFIG (built gateway)', () => {
+  let child: ChildProcessWithoutNullStreams;
+  let stdout = '';
+  let stderr = '';
+  let url: string;
+  let client: OpenAI;
+  let file: string;
+  const write = (models: Record<string, unknown[]>) => writeFileSync(file, JSON.stringify({ models })); // JSON is YAML
+  const reload = () => request(url).post('/admin/config/reload').set('Authorization', `Bearer ${ADMIN_KEY}`);
+  const chat = (model: string) => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
+
+  beforeAll(async () => {
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT });
+    const dir = mkdtempSync(join(tmpdir(), 'gateway-reload-'));
+    file = join(dir, 'gateway.yaml');
+    write({ 'alpha-k3': [mock()] });
+    child = spawn(process.execPath, ['dist/main.js'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH,
+        NO_COLOR: '1',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        GATEWAY_DATA_DIR: join(dir, 'data'),
+        GATEWAY_CONFIG: file,
+        ADMIN_API_KEY: ADMIN_KEY,
+        ADMIN_RATE_LIMIT: '1000',
+        KEY_RPM_LIMIT: '1000000', // the load below is far above the default 100 per minute
+      },
+    });
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await until(() => /gateway listening on (http:\S+)\/v1/.test(stdout) && /Demo virtual key: (gk-\S+)/.test(stdout));
+    url = /gateway listening on (http:\S+)\/v1/.exec(stdout)![1];
+    client = new OpenAI({ apiKey: /Demo virtual key: (gk-\S+)/.exec(stdout)![1], baseURL: `${url}/v1`, maxRetries: 0 });
+  }, 120_000);
+
+  afterAll(async () => {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('close', resolve));
+    }
+  });
+
+  it('serves a new model right after POST /admin/config/reload', async () => {
+    await expect(chat('beta-new')).rejects.toMatchObject({ status: 404 });
+    write({ 'alpha-k3': [mock()], 'beta-new': [mock()] });
+    const response = await reload();
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ object: 'config_reload', source: file, models: ['alpha-k3', 'beta-new'] });
+    expect((await chat('beta-new')).model).toBe('beta-new');
+  });
+
+  it('reloads on SIGHUP within a second, and the process stays up', async () => {
+    write({ 'alpha-k3': [mock()], 'gamma-hup': [mock()] });
+    child.kill('SIGHUP');
+    const started = Date.now();
+    let answer: OpenAI.ChatCompletion | undefined;
+    while (!answer && Date.now() - started < 1000) answer = await chat('gamma-hup').catch(() => undefined);
+    expect(answer?.model).toBe('gamma-hup');
+    expect(child.exitCode).toBeNull();
+  });
+
+  it('keeps the running config on an invalid file and logs one error naming the problem', async () => {
+    write({ 'alpha-k3': [mock({ timout_ms: 5 })] });
+    const response = await reload();
+    expect(response.status).toBe(422);
+    expect(response.body.error.code).toBe('invalid_gateway_config');
+    expect(response.body.error.message).toContain('timout_ms');
+
+    writeFileSync(file, 'models: [unclosed');
+    child.kill('SIGHUP');
+    await until(() => (stderr.match(/Config reload failed/g) ?? []).length >= 2, 5_000);
+    const lines = stderr.split('\n').filter((line) => line.includes('Config reload failed'));
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/keeping the running config .*timout_ms/);
+    expect(lines[1]).toContain(file);
+    expect(child.exitCode).toBeNull();
+    expect((await chat('gamma-hup')).model).toBe('gamma-hup');
+  });
+
+  it('drops no request or stream while reloading several times under load', async () => {
+    write({ 'alpha-k3': [mock()] });
+    expect((await reload()).status).toBe(200);
+    let running = true;
+    const failures: unknown[] = [];
+    let completed = 0;
+    const worker = async (stream: boolean) => {
+      while (running) {
+        try {
+          if (stream) {
+            const chunks = await client.chat.completions.create({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hello there' }], stream: true });
+            let finished = false;
+            for await (const chunk of chunks) if (chunk.choices[0]?.finish_reason) finished = true;
+            if (!finished) throw new Error('stream ended without finish_reason');
+          } else {
+            await chat('alpha-k3');
+          }
+          completed++;
+        } catch (error) {
+          failures.push(error);
+        }
+      }
+    };
+    const workers = [worker(false), worker(false), worker(true), worker(true)];
+    for (let round = 0; round < 6; round++) {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      // Change the deployment's settings, and add then remove another model, by both routes.
+      write(round % 2 === 0 ? { 'alpha-k3': [mock({ chunk_delay_ms: 8 })], 'delta-extra': [mock()] } : { 'alpha-k3': [mock()] });
+      if (round % 2 === 0) expect((await reload()).status).toBe(200);
+      else child.kill('SIGHUP');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    running = false;
+    await Promise.all(workers);
+    expect(failures).toEqual([]);
+    expect(completed).toBeGreaterThan(20);
+    expect(stdout.match(/Reloaded \d+ public model/g)?.length).toBeGreaterThanOrEqual(8);
+    expect(child.exitCode).toBeNull();
+  }, 30_000);
+});
