@@ -27,6 +27,18 @@ describe('CORS with CORS_ORIGINS set', () => {
     expect(String(response.headers['access-control-allow-methods'])).toContain('POST');
   });
 
+  it("allows the headers the official openai client sends from a browser (x-stainless-*)", async () => {
+    const response = await request(gateway.url)
+      .options('/v1/chat/completions')
+      .set('Origin', ALLOWED)
+      .set('Access-Control-Request-Method', 'POST')
+      .set('Access-Control-Request-Headers', 'authorization,content-type,x-stainless-os,x-stainless-retry-count,x-stainless-timeout');
+    expect(response.headers['access-control-allow-origin']).toBe(ALLOWED);
+    const allowed = String(response.headers['access-control-allow-headers']).toLowerCase().split(',');
+    expect(allowed).toEqual(expect.arrayContaining(['authorization', 'x-stainless-os', 'x-stainless-retry-count', 'x-stainless-timeout']));
+    expect(response.headers['access-control-allow-credentials']).toBeUndefined();
+  });
+
   it('gives an unlisted origin no access-control-allow-origin', async () => {
     const response = await preflight(gateway.url, 'https://evil.example.net');
     expect(response.headers['access-control-allow-origin']).toBeUndefined();
@@ -41,7 +53,8 @@ describe('CORS with CORS_ORIGINS set', () => {
       .send({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }] });
     expect(ok.status).toBe(200);
     expect(ok.headers['access-control-allow-origin']).toBe(ALLOWED);
-    expect(String(ok.headers['access-control-expose-headers'])).toContain('x-request-id');
+    const exposed = String(ok.headers['access-control-expose-headers']).split(',');
+    expect(exposed).toEqual(expect.arrayContaining(['x-request-id', 'retry-after', 'x-ratelimit-remaining-requests', 'x-gateway-deployment', 'x-gateway-overhead-ms']));
     const unauthorized = await request(gateway.url).post('/v1/chat/completions').set('Origin', ALLOWED).send({});
     expect(unauthorized.status).toBe(401);
     expect(unauthorized.headers['access-control-allow-origin']).toBe(ALLOWED);

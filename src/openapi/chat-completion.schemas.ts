@@ -151,9 +151,30 @@ export const CHAT_COMPLETION_SCHEMAS = {
     properties: {
       error: {
         type: 'object',
-        required: ['message', 'type', 'param', 'code'],
-        properties: { message: { type: 'string' }, type: { type: 'string' }, param: { type: ['string', 'null'] }, code: { type: ['string', 'null'] } },
+        required: ['message', 'type', 'param', 'code', 'source'],
+        properties: {
+          message: { type: 'string' },
+          type: { type: 'string' },
+          param: { type: ['string', 'null'] },
+          code: { type: ['string', 'null'] },
+          source: { enum: ['gateway', 'upstream'], description: 'Whose fault: the gateway (or the request) or the provider behind it.' },
+        },
       },
     },
+  },
+  Model: {
+    type: 'object',
+    required: ['id', 'object', 'created', 'owned_by'],
+    properties: {
+      id: { type: 'string', description: 'A public model name.' },
+      object: { const: 'model' },
+      created: { type: 'integer', description: 'Unix seconds at which this instance loaded the config that declares it.' },
+      owned_by: { type: 'string', description: "The providers of the model's deployments, comma-separated." },
+    },
+  },
+  ModelList: {
+    type: 'object',
+    required: ['object', 'data'],
+    properties: { object: { const: 'list' }, data: { type: 'array', items: { $ref: '#/components/schemas/Model' } } },
   },
 } as const;

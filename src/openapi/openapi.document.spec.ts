@@ -102,7 +102,7 @@ describe('OpenAPI document', () => {
   it('documents every status a chat completion can answer with the error envelope', () => {
     const responses = OPENAPI_DOCUMENT.paths['/v1/chat/completions'].post.responses as Record<string, { content?: Record<string, { schema: unknown }> }>;
     expect(responses['401'].content!['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
-    expect(validate('ErrorEnvelope')({ error: { message: 'x', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } })).toBe(true);
+    expect(validate('ErrorEnvelope')({ error: { message: 'x', type: 'invalid_request_error', param: null, code: 'invalid_api_key', source: 'gateway' } })).toBe(true);
   });
 
   it('tags the admin operations', () => {

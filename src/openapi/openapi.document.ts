@@ -72,6 +72,25 @@ export const OPENAPI_DOCUMENT = {
         },
       },
     },
+    '/v1/models': {
+      get: {
+        tags: ['public'],
+        operationId: 'listModels',
+        summary: 'The public models this virtual key may use.',
+        security: [{ virtualKey: [] }],
+        responses: { '200': { description: 'The models.', ...json(ref('ModelList')) }, ...errors(401, 503) },
+      },
+    },
+    '/v1/models/{model}': {
+      get: {
+        tags: ['public'],
+        operationId: 'retrieveModel',
+        summary: 'One public model, if this virtual key may use it (404 otherwise).',
+        security: [{ virtualKey: [] }],
+        parameters: [{ name: 'model', in: 'path', required: true, description: 'A public model name (URL-encoded).', schema: { type: 'string' } }],
+        responses: { '200': { description: 'The model.', ...json(ref('Model')) }, ...errors(401, 404, 503) },
+      },
+    },
     '/admin/keys': {
       post: admin('Create a virtual key; the answer holds its secret, shown once.', {
         operationId: 'createKey',

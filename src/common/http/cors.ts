@@ -15,8 +15,17 @@ export function corsOptionsFrom(list: string | undefined): CorsOptions | undefin
   return {
     origin: origins,
     methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['authorization', 'content-type', 'x-request-id'],
-    exposedHeaders: ['x-request-id', 'retry-after', 'x-ratelimit-limit-requests', 'x-ratelimit-remaining-requests'],
+    // Unset: the headers a preflight asks for are allowed. The official openai client sends
+    // x-stainless-* headers besides authorization and content-type, and a fixed list would
+    // make browsers refuse it; without credentials, reflecting them grants nothing extra.
+    exposedHeaders: [
+      'x-request-id',
+      'retry-after',
+      ...['limit', 'remaining', 'reset'].flatMap((kind) => [`x-ratelimit-${kind}-requests`, `x-ratelimit-${kind}-tokens`]),
+      'x-gateway-deployment',
+      'x-gateway-attempts',
+      'x-gateway-overhead-ms',
+    ],
     maxAge: 600,
   };
 }
