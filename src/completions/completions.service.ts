@@ -17,6 +17,7 @@ import type {
   UpstreamStreamPart,
 } from '../providers/provider-adapter.interface';
 import { UpstreamError } from '../providers/upstream.error';
+import { MetricsService } from '../metrics/metrics.service';
 import { UsageRecorder } from '../usage/usage-recorder.service';
 import type { ChatCompletion, ChatCompletionChunk, CompletionUsage } from './chat-completion.types';
 import { AttemptDeadline } from './attempt-deadline';
@@ -31,6 +32,14 @@ export interface CompletionContext {
   requestId: string;
   signal: AbortSignal;
   setHeaders: SetResponseHeaders;
+  /** Hears the outcome once it is known: the controller hands it to the request's log line. */
+  report?: (outcome: CompletionOutcome) => void;
+}
+
+/** What one request learns on its way, besides its result: for the log line and the metrics. */
+interface Progress {
+  started: number;
+  attempts: number;
 }
 
 type PartIterator = AsyncIterator<UpstreamStreamPart>;
@@ -52,12 +61,14 @@ export class CompletionsService {
     private readonly usage: UsageRecorder,
     private readonly tokenLimits: TokenLimitsService,
     @Optional() config?: ConfigService,
+    @Optional() private readonly metrics?: MetricsService,
   ) {
     this.streamMaxDurationMs = config?.get<number>('STREAM_MAX_DURATION_MS') ?? DEFAULT_STREAM_MAX_DURATION_MS;
   }
 
   async complete(dto: CreateChatCompletionDto, context: CompletionContext): Promise<ChatCompletion> {
     const started = performance.now();
+    const progress: Progress = { started, attempts: 0 };
     const deployments = this.router.deploymentsFor(dto.model, context.key);
     // A refused reservation (429) is a rejection like the rate limiter's, not a usage record.
     const reservation = await this.tokenLimits.reserve(context.key, dto, context.setHeaders);
@@ -65,6 +76,7 @@ export class CompletionsService {
     try {
       const { result, deployment } = await this.router.withFailover(deployments, context.signal, async (adapter, candidate) => {
         attempted = candidate;
+        this.attemptStarting(progress);
         // timeout_ms bounds the whole answer, counted from the request's arrival (queueing included).
         const deadline = new AttemptDeadline(context.signal, started);
         deadline.arm(candidate.timeoutMs, 'complete answer');
@@ -74,7 +86,7 @@ export class CompletionsService {
           deadline.dispose();
         }
       });
-      this.record(context, dto, deployment, 'completed', 200, result.usage, started);
+      this.record(context, dto, deployment, 'completed', 200, result.usage, progress);
       await this.tokenLimits.settle(reservation, result.usage);
       return {
         id: newCompletionId(),
@@ -93,7 +105,7 @@ export class CompletionsService {
     } catch (error) {
       // Nothing reached the client, so nothing is charged.
       await this.tokenLimits.settle(reservation, { promptTokens: 0, completionTokens: 0 });
-      this.recordFailure(context, dto, attempted, error, { promptTokens: 0, completionTokens: 0 }, started);
+      this.recordFailure(context, dto, attempted, error, { promptTokens: 0, completionTokens: 0 }, progress);
       throw error;
     }
   }
@@ -104,6 +116,7 @@ export class CompletionsService {
    */
   async stream(dto: CreateChatCompletionDto, context: CompletionContext): Promise<AsyncIterable<ChatCompletionChunk>> {
     const started = performance.now();
+    const progress: Progress = { started, attempts: 0 };
     const deployments = this.router.deploymentsFor(dto.model, context.key);
     const reservation = await this.tokenLimits.reserve(context.key, dto, context.setHeaders);
     let attempted: DeploymentConfig | null = null;
@@ -111,6 +124,7 @@ export class CompletionsService {
     try {
       opened = await this.router.withFailover(deployments, context.signal, async (adapter, candidate) => {
         attempted = candidate;
+        this.attemptStarting(progress);
         // Both deadlines count from the request's arrival, so a wait for a concurrency slot or a
         // failed earlier deployment is included. The body timeout restarts on every byte, and SSE
         // comments are bytes: the first token needs a deadline of its own, which cancels this
@@ -133,13 +147,14 @@ export class CompletionsService {
       });
     } catch (error) {
       await this.tokenLimits.settle(reservation, { promptTokens: 0, completionTokens: 0 });
-      this.recordFailure(context, dto, attempted, error, { promptTokens: 0, completionTokens: 0 }, started);
+      this.recordFailure(context, dto, attempted, error, { promptTokens: 0, completionTokens: 0 }, progress);
       throw error;
     }
     const { result, deployment } = opened;
+    this.metrics?.firstTokenAfter(dto.model, deployment.name, performance.now() - started);
     // Started here, not by the SSE writer: from now on only the generator's finally closes the
     // upstream and records the outcome, and it must run even if the client is already gone.
-    const chunks = this.chunks(dto, context, deployment, result.iterator, result.first, started, reservation);
+    const chunks = this.chunks(dto, context, deployment, result.iterator, result.first, progress, reservation);
     return replayFirst(await chunks.next(), chunks);
   }
 
@@ -149,9 +164,10 @@ export class CompletionsService {
     deployment: DeploymentConfig,
     iterator: PartIterator,
     first: IteratorResult<UpstreamStreamPart>,
-    started: number,
+    progress: Progress,
     reservation: TokenReservation,
   ): AsyncGenerator<ChatCompletionChunk> {
+    const streamClosed = this.metrics?.streamOpened(dto.model);
     const id = newCompletionId();
     const created = unixSeconds();
     const chunk = (choices: ChatCompletionChunk['choices'], usage?: CompletionUsage): ChatCompletionChunk => ({
@@ -203,14 +219,20 @@ export class CompletionsService {
       // Runs on completion, failure and early return (client gone): the upstream is closed
       // and what was already streamed is still counted.
       await iterator.return?.().catch(() => undefined);
+      streamClosed?.();
       const settled = usage ?? this.estimateUsage(dto, streamed);
       await this.tokenLimits.settle(reservation, settled);
-      if (status === 'completed') this.record(context, dto, deployment, status, 200, settled, started);
+      if (status === 'completed') this.record(context, dto, deployment, status, 200, settled, progress);
       // After the first chunk the client got 200 and an error event: the row says so, and
       // keeps what went wrong in error_code rather than claiming a 502 nobody received.
-      else if (status === 'failed') this.recordFailure(context, dto, deployment, failure, settled, started, yielded ? 200 : undefined);
-      else this.record(context, dto, deployment, 'aborted', 499, settled, started, 'client_disconnected');
+      else if (status === 'failed') this.recordFailure(context, dto, deployment, failure, settled, progress, yielded ? 200 : undefined);
+      else this.record(context, dto, deployment, 'aborted', 499, settled, progress, 'client_disconnected');
     }
+  }
+
+  /** The gateway's own share of the latency is what passed before the first upstream call. */
+  private attemptStarting(progress: Progress): void {
+    if (progress.attempts++ === 0) this.metrics?.overheadOf(performance.now() - progress.started);
   }
 
   private upstreamRequest(dto: CreateChatCompletionDto, context: CompletionContext, deployment: DeploymentConfig): UpstreamChatRequest {
@@ -233,17 +255,18 @@ export class CompletionsService {
     deployment: DeploymentConfig | null,
     error: unknown,
     usage: TokenUsage,
-    started: number,
+    progress: Progress,
     /** The status already sent to the client, when the failure came after it. */
     sentStatus?: number,
   ): void {
     if (isDisconnect(error, context.signal)) {
-      this.record(context, dto, deployment, 'aborted', 499, usage, started, 'client_disconnected');
+      this.record(context, dto, deployment, 'aborted', 499, usage, progress, 'client_disconnected');
       return;
     }
+    if (error instanceof UpstreamError) this.metrics?.upstreamError(deployment?.name ?? null, error.kind);
     const gatewayError = error instanceof UpstreamError ? error.toGatewayException() : error instanceof GatewayException ? error : undefined;
     const httpStatus = sentStatus ?? gatewayError?.status ?? 500;
-    this.record(context, dto, deployment, 'failed', httpStatus, usage, started, gatewayError?.code ?? 'internal_error');
+    this.record(context, dto, deployment, 'failed', httpStatus, usage, progress, gatewayError?.code ?? 'internal_error');
   }
 
   private record(
@@ -253,7 +276,7 @@ export class CompletionsService {
     status: OutcomeStatus,
     httpStatus: number,
     usage: TokenUsage,
-    started: number,
+    progress: Progress,
     errorCode?: string,
   ): void {
     const outcome: CompletionOutcome = {
@@ -265,11 +288,15 @@ export class CompletionsService {
       httpStatus,
       stream: dto.stream === true,
       usage,
-      latencyMs: Math.round(performance.now() - started),
+      latencyMs: Math.round(performance.now() - progress.started),
+      attempts: progress.attempts,
       errorCode,
     };
     this.usage.record(outcome);
-    this.logger.log(
+    this.metrics?.completed({ ...outcome, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens });
+    context.report?.(outcome);
+    // The request's own log line (pino-http) carries these fields; this one is for debugging.
+    this.logger.debug(
       `${outcome.requestId} key=${context.key.name} model=${outcome.publicModel} deployment=${outcome.deployment ?? '-'} ` +
         `${outcome.status} ${outcome.httpStatus}${errorCode ? ` ${errorCode}` : ''} stream=${outcome.stream} ` +
         `tokens=${usage.promptTokens}+${usage.completionTokens} ${outcome.latencyMs}ms`,

@@ -151,6 +151,14 @@ export class EnvironmentVariables {
 
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'log';
+
+  /** `json`: one JSON object per line on stdout (for log shippers); `pretty`: for a person (pino-pretty). */
+  @IsIn(['json', 'pretty'])
+  LOG_FORMAT: 'json' | 'pretty' = 'json';
+
+  /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`. */
+  @Transform(emptyToUndefined) @IsOptional() @IsString() @MinLength(16)
+  METRICS_TOKEN?: string;
 }
 
 export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
