@@ -16,6 +16,7 @@ import { HealthModule } from './health/health.module';
 import { DemoKeyService } from './keys/demo-key.service';
 import { KeysModule } from './keys/keys.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { TracingModule } from './tracing/tracing.module';
 import { RequestDrain } from './usage/request-drain.service';
 import { UsageModule } from './usage/usage.module';
 import { ThrottlingModule } from './throttling/throttling.module';
@@ -32,6 +33,7 @@ export const COMPLETIONS_BODY_LIMIT = '1mb';
         pinoParams({ LOG_LEVEL: config.getOrThrow<string>('LOG_LEVEL'), LOG_FORMAT: config.get<string>('LOG_FORMAT') }),
     }),
     MetricsModule,
+    TracingModule,
     DatabaseModule.forRoot(),
     UsageModule,
     KeysModule,

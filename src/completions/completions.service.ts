@@ -18,6 +18,7 @@ import type {
 } from '../providers/provider-adapter.interface';
 import { UpstreamError } from '../providers/upstream.error';
 import { MetricsService } from '../metrics/metrics.service';
+import { RequestTrace, TracingService } from '../tracing/tracing.service';
 import { UsageRecorder } from '../usage/usage-recorder.service';
 import type { ChatCompletion, ChatCompletionChunk, CompletionUsage } from './chat-completion.types';
 import { AttemptDeadline } from './attempt-deadline';
@@ -40,6 +41,8 @@ export interface CompletionContext {
 interface Progress {
   started: number;
   attempts: number;
+  /** The request's span when tracing is on (OTEL_EXPORTER_OTLP_ENDPOINT). */
+  trace?: RequestTrace;
 }
 
 type PartIterator = AsyncIterator<UpstreamStreamPart>;
@@ -62,26 +65,31 @@ export class CompletionsService {
     private readonly tokenLimits: TokenLimitsService,
     @Optional() config?: ConfigService,
     @Optional() private readonly metrics?: MetricsService,
+    @Optional() private readonly tracing?: TracingService,
   ) {
     this.streamMaxDurationMs = config?.get<number>('STREAM_MAX_DURATION_MS') ?? DEFAULT_STREAM_MAX_DURATION_MS;
   }
 
   async complete(dto: CreateChatCompletionDto, context: CompletionContext): Promise<ChatCompletion> {
     const started = performance.now();
-    const progress: Progress = { started, attempts: 0 };
-    const deployments = this.router.deploymentsFor(dto.model, context.key);
+    const progress = this.begin(dto, started);
     // A refused reservation (429) is a rejection like the rate limiter's, not a usage record.
-    const reservation = await this.tokenLimits.reserve(context.key, dto, context.setHeaders);
+    const { deployments, reservation } = await this.admit(dto, context, progress);
     let attempted: DeploymentConfig | null = null;
     try {
       const { result, deployment } = await this.router.withFailover(deployments, context.signal, async (adapter, candidate) => {
         attempted = candidate;
-        this.attemptStarting(progress);
+        const endAttempt = this.attemptStarting(progress, candidate);
         // timeout_ms bounds the whole answer, counted from the request's arrival (queueing included).
         const deadline = new AttemptDeadline(context.signal, started);
         deadline.arm(candidate.timeoutMs, 'complete answer');
         try {
-          return await deadline.race(adapter.complete({ ...this.upstreamRequest(dto, context, candidate), signal: deadline.signal }));
+          const answer = await deadline.race(adapter.complete({ ...this.upstreamRequest(dto, context, candidate), signal: deadline.signal }));
+          endAttempt();
+          return answer;
+        } catch (error) {
+          endAttempt(error);
+          throw error;
         } finally {
           deadline.dispose();
         }
@@ -116,15 +124,14 @@ export class CompletionsService {
    */
   async stream(dto: CreateChatCompletionDto, context: CompletionContext): Promise<AsyncIterable<ChatCompletionChunk>> {
     const started = performance.now();
-    const progress: Progress = { started, attempts: 0 };
-    const deployments = this.router.deploymentsFor(dto.model, context.key);
-    const reservation = await this.tokenLimits.reserve(context.key, dto, context.setHeaders);
+    const progress = this.begin(dto, started);
+    const { deployments, reservation } = await this.admit(dto, context, progress);
     let attempted: DeploymentConfig | null = null;
     let opened: { result: PeekedStream; deployment: DeploymentConfig };
     try {
       opened = await this.router.withFailover(deployments, context.signal, async (adapter, candidate) => {
         attempted = candidate;
-        this.attemptStarting(progress);
+        const endAttempt = this.attemptStarting(progress, candidate);
         // Both deadlines count from the request's arrival, so a wait for a concurrency slot or a
         // failed earlier deployment is included. The body timeout restarts on every byte, and SSE
         // comments are bytes: the first token needs a deadline of its own, which cancels this
@@ -138,8 +145,11 @@ export class CompletionsService {
           iterator = (await deadline.race(adapter.stream(request)))[Symbol.asyncIterator]();
           const first = await deadline.race(iterator.next());
           disarmFirstToken();
+          // The attempt's span ends at the first token: what follows belongs to the request's.
+          endAttempt();
           return { iterator: disposingWith(iterator, deadline), first };
         } catch (error) {
+          endAttempt(error);
           await iterator?.return?.();
           deadline.dispose();
           throw error;
@@ -230,9 +240,35 @@ export class CompletionsService {
     }
   }
 
+  private begin(dto: CreateChatCompletionDto, started: number): Progress {
+    const trace = this.tracing?.startRequest({ 'gen_ai.request.model': dto.model, 'gateway.stream': dto.stream === true });
+    return { started, attempts: 0, trace };
+  }
+
+  /** Routing and the token reservation; a refusal here (404, 429) still ends the request's span. */
+  private async admit(dto: CreateChatCompletionDto, context: CompletionContext, progress: Progress) {
+    try {
+      const deployments = this.router.deploymentsFor(dto.model, context.key);
+      const reservation = await this.tokenLimits.reserve(context.key, dto, context.setHeaders);
+      return { deployments, reservation };
+    } catch (error) {
+      const status = error instanceof GatewayException ? error.status : 500;
+      progress.trace?.end({ 'http.response.status_code': status }, error);
+      throw error;
+    }
+  }
+
   /** The gateway's own share of the latency is what passed before the first upstream call. */
-  private attemptStarting(progress: Progress): void {
+  private attemptStarting(progress: Progress, deployment: DeploymentConfig): (error?: unknown) => void {
     if (progress.attempts++ === 0) this.metrics?.overheadOf(performance.now() - progress.started);
+    return (
+      progress.trace?.attempt({
+        'gen_ai.system': deployment.provider,
+        'gen_ai.request.model': deployment.upstreamModel ?? deployment.publicModel,
+        'gateway.deployment': deployment.name,
+        ...(deployment.baseUrl ? { 'server.address': new URL(deployment.baseUrl).host } : {}),
+      }) ?? (() => undefined)
+    );
   }
 
   private upstreamRequest(dto: CreateChatCompletionDto, context: CompletionContext, deployment: DeploymentConfig): UpstreamChatRequest {
@@ -295,6 +331,16 @@ export class CompletionsService {
     this.usage.record(outcome);
     this.metrics?.completed({ ...outcome, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens });
     context.report?.(outcome);
+    progress.trace?.end(
+      {
+        'gen_ai.usage.input_tokens': usage.promptTokens,
+        'gen_ai.usage.output_tokens': usage.completionTokens,
+        'http.response.status_code': httpStatus,
+        'gateway.deployment': outcome.deployment ?? '',
+        'gateway.attempts': outcome.attempts,
+      },
+      status === 'completed' ? undefined : { code: errorCode ?? status },
+    );
     // The request's own log line (pino-http) carries these fields; this one is for debugging.
     this.logger.debug(
       `${outcome.requestId} key=${context.key.name} model=${outcome.publicModel} deployment=${outcome.deployment ?? '-'} ` +
