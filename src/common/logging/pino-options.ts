@@ -70,6 +70,10 @@ export function pinoParams(env: { LOG_LEVEL: string; LOG_FORMAT?: string }): Par
         // Method and path only: headers carry keys, query strings nothing we need.
         req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+        // pino-http invents an Error for every 5xx; its stack points into pino-http, not at the
+        // cause (the exception filter logs that), so only real errors keep theirs.
+        err: (err: { type?: string; message: string; stack?: string }) =>
+          /^failed with status code \d+$/.test(err.message) ? { type: err.type, message: err.message } : err,
       },
     },
   };
