@@ -16,6 +16,7 @@ import { HealthModule } from './health/health.module';
 import { DemoKeyService } from './keys/demo-key.service';
 import { KeysModule } from './keys/keys.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { ModelsModule } from './models/models.module';
 import { TracingModule } from './tracing/tracing.module';
 import { RequestDrain } from './usage/request-drain.service';
 import { UsageModule } from './usage/usage.module';
@@ -40,6 +41,7 @@ export const COMPLETIONS_BODY_LIMIT = '1mb';
     AuthModule,
     ThrottlingModule,
     CompletionsModule,
+    ModelsModule,
     AdminModule,
     HealthModule,
     DashboardModule,

@@ -17,7 +17,7 @@ describe('POST /v1/chat/completions (non-streaming) through an OpenAI-compatible
         'alpha-k3': [{ provider: 'openai', base_url: upstream.url, api_key: 'sk-upstream-secret', model: 'gpt-upstream-1' }],
         'beta-v4-pro-0813': [
           { provider: 'openai', base_url: upstream.url, api_key: 'sk-upstream-secret', model: 'primary-model', name: 'primary' },
-          { provider: 'openai', base_url: backup.url, api_key: 'sk-backup-secret', model: 'backup-model', name: 'backup' },
+          { provider: 'openai', base_url: backup.url, api_key: 'sk-backup-secret', model: 'backup-model', name: 'backup', weight: 0 },
         ],
         'beta-v4-flash-0731': [{ provider: 'mock' }],
       },

@@ -2,6 +2,7 @@ import request from 'supertest';
 import { ADMIN_KEY } from './support/admin';
 import { buildDashboard, dashboardSignIn, DashboardSessionCookie } from './support/dashboard';
 import { eventually, sleep } from './support/eventually';
+import { closedPort } from './support/ports';
 import { startTestApp, TestApp } from './support/test-app';
 
 const unique = (name: string) => `${name}-${process.pid}-${Date.now()}`;
@@ -246,5 +247,41 @@ describe('dashboard: limits', () => {
     } finally {
       await gateway.close();
     }
+  });
+});
+
+describe('dashboard: deployment health from routing', () => {
+  let gateway: TestApp;
+
+  beforeAll(async () => {
+    gateway = await startTestApp({
+      models: {
+        flaky: [
+          { provider: 'openai', name: 'flaky-dead', base_url: `http://127.0.0.1:${await closedPort()}/v1`, api_key: 'sk-dead', model: 'm' },
+          { provider: 'mock', name: 'flaky-mock', weight: 0 },
+        ],
+      },
+      env: { ADMIN_API_KEY: ADMIN_KEY, DASHBOARD_RATE_LIMIT: '1000', KEY_RPM_LIMIT: '0', DEPLOYMENT_FAILURE_THRESHOLD: '2', DEPLOYMENT_COOLDOWN_MS: '60000' },
+    });
+  });
+  afterAll(() => gateway.close());
+
+  it('shows a deployment that failed repeatedly as cooling down, the others as available', async () => {
+    const key = await gateway.createKey();
+    for (let i = 0; i < 2; i++) {
+      const answer = await request(gateway.url)
+        .post('/v1/chat/completions')
+        .set('Authorization', `Bearer ${key}`)
+        .send({ model: 'flaky', messages: [{ role: 'user', content: 'hi' }] });
+      expect(answer.status).toBe(200); // the standby answered
+    }
+    const session = await dashboardSignIn(gateway.url);
+    const overview = await request(gateway.url).get('/dashboard/api/overview').set('Cookie', session.cookie);
+    const deployments = overview.body.models.find((m: { id: string }) => m.id === 'flaky').deployments;
+    expect(deployments).toEqual([
+      expect.objectContaining({ name: 'flaky-dead', health: 'cooling_down', consecutive_failures: 2, cooling_until: expect.any(String) }),
+      expect.objectContaining({ name: 'flaky-mock', health: 'available', consecutive_failures: 0, cooling_until: null }),
+    ]);
+    expect(Date.parse(deployments[0].cooling_until)).toBeGreaterThan(Date.now());
   });
 });

@@ -4,7 +4,7 @@ import { MockAdapter } from '../src/providers/mock/mock.adapter';
 import { completion, errorResponse, FakeOpenAiUpstream, hang } from './upstreams/openai-upstream';
 import { startTestApp, TestApp } from './support/test-app';
 
-const ENVELOPE_KEYS = ['code', 'message', 'param', 'type'];
+const ENVELOPE_KEYS = ['code', 'message', 'param', 'source', 'type'];
 
 function expectEnvelope(body: any, status: number, code: string, param: string | null = null) {
   expect(Object.keys(body)).toEqual(['error']);
@@ -14,6 +14,8 @@ function expectEnvelope(body: any, status: number, code: string, param: string |
   expect(typeof body.error.message).toBe('string');
   expect(body.error.message.length).toBeGreaterThan(0);
   expect(typeof body.error.type).toBe('string');
+  // `source` says whose failure it is: the provider's codes are the upstream ones.
+  expect(body.error.source).toBe(/^(upstream_|context_length)/.test(code) ? 'upstream' : 'gateway');
   void status;
 }
 
@@ -187,7 +189,7 @@ describe('every error answers in the envelope with the right status', () => {
   });
 
   it('404 for an unknown route and for an unknown model', async () => {
-    const route = await request(gateway.url).get('/v1/models/nope');
+    const route = await request(gateway.url).get('/v1/no-such-route');
     expect(route.status).toBe(404);
     expectEnvelope(route.body, 404, 'not_found');
     const model = await post({ ...valid, model: 'gpt-imaginary' });

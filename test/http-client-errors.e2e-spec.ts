@@ -32,7 +32,7 @@ function expectEnvelope(response: RawResponse, status: number, code: string): vo
   expect(response.headers['x-request-id']).toMatch(/^req_[0-9a-f]{24}$/);
   expect(Number(response.headers['content-length'])).toBe(Buffer.byteLength(response.body));
   const body = JSON.parse(response.body);
-  expect(body).toEqual({ error: { message: expect.any(String), type: 'invalid_request_error', param: null, code } });
+  expect(body).toEqual({ error: { message: expect.any(String), type: 'invalid_request_error', param: null, code, source: 'gateway' } });
 }
 
 describe("errors Node's HTTP server answers itself are in the envelope too", () => {

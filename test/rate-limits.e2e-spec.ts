@@ -68,7 +68,7 @@ describe('request limits per virtual key (Redis)', () => {
     const elapsedSeconds = (Date.now() - windowOpenedBy) / 1000;
     expect(refused.status).toBe(429);
     expect(refused.body).toEqual({
-      error: { message: expect.stringContaining('limit 5 per 60 s'), type: 'requests', param: null, code: 'rate_limit_exceeded' },
+      error: { message: expect.stringContaining('limit 5 per 60 s'), type: 'requests', param: null, code: 'rate_limit_exceeded', source: 'gateway' },
     });
     const retryAfter = Number(refused.headers['retry-after']);
     expect(retryAfter).toBeLessThanOrEqual(60);

@@ -1,12 +1,11 @@
 import { Logger } from '@nestjs/common';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { CounterStore } from '../src/limits/counters/counter-store';
 import type { FailoverCounterStore } from '../src/limits/counters/failover-counter-store';
 import { testRedisNamespace } from './support/redis';
 import { TcpProxy } from './support/tcp-proxy';
 import { startTestApp, TestApp } from './support/test-app';
+import { closedPort } from './support/ports';
 
 // The documented policy when Redis fails: keep serving, count limits in each instance's memory,
 // log it once (then at most every 30 s), and go back to Redis as soon as it answers again.
@@ -29,13 +28,6 @@ async function remainingAfterOneRequest(app: TestApp, key: string): Promise<stri
   return response.headers['x-ratelimit-remaining-requests'];
 }
 
-async function unusedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function logged(spy: jest.SpyInstance, text: string): string[] {
   return spy.mock.calls.map(([message]) => String(message)).filter((message) => message.includes(text));
@@ -61,7 +53,7 @@ describe('when Redis fails', () => {
   afterAll(() => namespace.cleanup());
 
   it('keeps serving with per-instance limits when Redis is unreachable, and logs it once', async () => {
-    const gateway = await startTestApp({ env: { REDIS_URL: `redis://127.0.0.1:${await unusedPort()}`, REDIS_TIMEOUT_MS: '200' } });
+    const gateway = await startTestApp({ env: { REDIS_URL: `redis://127.0.0.1:${await closedPort()}`, REDIS_TIMEOUT_MS: '200' } });
     try {
       const key = await gateway.createKey({ rpmLimit: 3 });
       expect([

@@ -86,6 +86,14 @@ describe('start-up errors name what to fix (built gateway)', () => {
     expect(run.stderrLines[0]).toContain(`GATEWAY_CONFIG ${file}: models.alpha-k3[0].timout_ms: unknown field`);
   }, 30_000);
 
+  it('the production example config without OPENAI_API_KEY: one line naming the variable, no mock fallback', async () => {
+    const file = join(ROOT, 'gateway.example.yaml');
+    const run = await runGateway({ PORT: '0', DATABASE_URL: process.env.DATABASE_URL!, GATEWAY_CONFIG: file });
+    expect(run.code).toBe(1);
+    expect(run.stderrLines).toHaveLength(1);
+    expect(run.stderrLines[0]).toContain(`GATEWAY_CONFIG ${file}: models.alpha-k3[0].api_key: environment variable OPENAI_API_KEY is not set`);
+  }, 30_000);
+
   it('a bad PORT: one line naming PORT', async () => {
     const run = await runGateway({ PORT: 'eighty' });
     expect(run.code).toBe(1);

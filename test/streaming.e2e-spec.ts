@@ -1,11 +1,11 @@
-import { createServer, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { ServerResponse } from 'node:http';
 import OpenAI, { APIError } from 'openai';
 import { CompletionsService } from '../src/completions/completions.service';
 import { estimateTokens } from '../src/providers/token-estimate';
 import { dataPayloads, postStream, RawStream, sseEvents } from './support/sse-client';
 import { startTestApp, TestApp } from './support/test-app';
 import { errorResponse, FakeOpenAiUpstream, hang, sleep, streamAnswer, UpstreamHandler } from './upstreams/openai-upstream';
+import { closedPort } from './support/ports';
 
 const HEARTBEAT_MS = 50;
 const question = [{ role: 'user' as const, content: 'Say hello.' }];
@@ -36,7 +36,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
         'alpha-refused': [openai({ base_url: `http://127.0.0.1:${await closedPort()}/v1` })],
         'beta-v4-pro-0813': [
           openai({ name: 'primary' }),
-          { provider: 'openai', base_url: backup.url, api_key: 'sk-backup', model: 'backup-model', name: 'backup' },
+          { provider: 'openai', base_url: backup.url, api_key: 'sk-backup', model: 'backup-model', name: 'backup', weight: 0 },
         ],
         'beta-v4-flash-0731': [{ provider: 'mock', chunk_count: 4, chunk_delay_ms: 5 }],
         'mock-slow': [{ provider: 'mock', chunk_count: 4, chunk_delay_ms: 60_000 }],
@@ -236,7 +236,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
       const payloads = dataPayloads(body);
       expect(payloads.filter((payload) => payload.error)).toHaveLength(1);
       expect(payloads[payloads.length - 1]).toEqual({
-        error: { message: 'The model provider failed to answer.', type: 'upstream_error', param: null, code: 'upstream_error' },
+        error: { message: 'The model provider failed to answer.', type: 'upstream_error', param: null, code: 'upstream_error', source: 'upstream' },
       });
       expect(payloads.slice(0, -1).map((chunk) => chunk.choices[0].delta.content).join('')).toBe('one two ');
     });
@@ -384,7 +384,7 @@ async function expectEnvelope(response: RawStream, status: number, code: string)
   expect(response.status).toBe(status);
   expect(response.headers['content-type']).toMatch(/^application\/json/);
   const body = JSON.parse(response.bytes().toString('utf8'));
-  expect(body).toEqual({ error: { message: expect.any(String), type: expect.any(String), param: null, code } });
+  expect(body).toEqual({ error: { message: expect.any(String), type: expect.any(String), param: null, code, source: expect.stringMatching(/^(gateway|upstream)$/) } });
   expect(body.error.message).not.toContain('upstream says no');
 }
 
@@ -473,12 +473,4 @@ function splitBytes(buffer: Buffer, separator: string): Buffer[] {
     start = end + separator.length;
   }
   return parts;
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }

@@ -67,7 +67,7 @@ describe('OpenTelemetry tracing (built gateway, OTLP/HTTP JSON collector)', () =
 
   it('exports one span per request and one per upstream attempt, with GenAI attributes', async () => {
     const url = /gateway listening on (http:\/\/\S+)\/v1/.exec(stdout)![1];
-    const demoKey = /gk-[\w-]+/.exec(stdout)![0];
+    const demoKey = /Demo virtual key: (gk-[\w-]+)/.exec(stdout)![1];
     const client = new OpenAI({ apiKey: demoKey, baseURL: `${url}/v1`, maxRetries: 0 });
     await client.chat.completions.create({ model: 'alpha-k3', messages: [{ role: 'user', content: 'trace me' }] });
 

@@ -8,6 +8,7 @@ import { ProviderRegistry } from '../providers/provider-registry.service';
 import type { TokenLimitsService } from '../limits/token-limits.service';
 import type { UsageRecorder } from '../usage/usage-recorder.service';
 import { CompletionsService } from './completions.service';
+import { DeploymentHealthService } from './deployment-health.service';
 import { DeploymentRouter } from './deployment-router.service';
 import type { CreateChatCompletionDto } from './dto/create-chat-completion.dto';
 
@@ -34,7 +35,7 @@ function serviceStreaming(parts: UpstreamStreamPart[]) {
   const usage = { record: jest.fn() } as unknown as UsageRecorder;
   // Limits are not what these tests are about: every reservation is granted and settles silently.
   const tokenLimits = { reserve: async () => ({}), settle: async () => undefined } as unknown as TokenLimitsService;
-  const service = new CompletionsService(new DeploymentRouter(config, new ProviderRegistry([adapter])), usage, tokenLimits);
+  const service = new CompletionsService(new DeploymentRouter(config, new ProviderRegistry([adapter]), new DeploymentHealthService()), usage, tokenLimits);
   // record() is where the outcome leaves the service (the log line and the usage row).
   const record = jest.spyOn(service as any, 'record').mockImplementation(() => undefined);
   return { service, upstream, record };

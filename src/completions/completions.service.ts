@@ -93,7 +93,7 @@ export class CompletionsService {
         } finally {
           deadline.dispose();
         }
-      });
+      }, { acceptedAt: started, setHeaders: context.setHeaders });
       this.record(context, dto, deployment, 'completed', 200, result.usage, progress);
       await this.tokenLimits.settle(reservation, result.usage);
       return {
@@ -154,7 +154,7 @@ export class CompletionsService {
           deadline.dispose();
           throw error;
         }
-      });
+      }, { acceptedAt: started, setHeaders: context.setHeaders });
     } catch (error) {
       await this.tokenLimits.settle(reservation, { promptTokens: 0, completionTokens: 0 });
       this.recordFailure(context, dto, attempted, error, { promptTokens: 0, completionTokens: 0 }, progress);

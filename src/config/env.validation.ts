@@ -56,6 +56,28 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(1_000) @Max(86_400_000)
   STREAM_MAX_DURATION_MS = 1_800_000;
 
+  /** Most deployments one request tries (each at most once) before its error is answered. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(20)
+  ROUTER_MAX_ATTEMPTS = 3;
+
+  /** First backoff between two attempts (doubled each time, up to ROUTER_BACKOFF_MAX_MS, jittered). */
+  @Transform(toInt) @IsInt() @Min(0) @Max(60_000)
+  ROUTER_BACKOFF_BASE_MS = 25;
+
+  @Transform(toInt) @IsInt() @Min(0) @Max(60_000)
+  ROUTER_BACKOFF_MAX_MS = 1_000;
+
+  /** A provider's Retry-After up to this long is waited out before the next attempt. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(600_000)
+  ROUTER_RETRY_AFTER_MAX_MS = 2_000;
+
+  /** Consecutive failures after which a deployment is skipped for DEPLOYMENT_COOLDOWN_MS. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000_000)
+  DEPLOYMENT_FAILURE_THRESHOLD = 3;
+
+  @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
+  DEPLOYMENT_COOLDOWN_MS = 30_000;
+
   /** Admin credential for the /admin API; the admin API is off when it is unset. */
   @Transform(emptyToUndefined) @IsOptional() @IsString() @MinLength(16)
   ADMIN_API_KEY?: string;

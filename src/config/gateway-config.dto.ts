@@ -3,6 +3,7 @@ import { PROVIDER_NAMES, type ProviderName } from './gateway-config.types';
 import {
   IsIn,
   IsInt,
+  IsNumber,
   IsObject,
   IsOptional,
   IsString,
@@ -34,6 +35,10 @@ export class DeploymentConfigDto {
   @ValidateIf((d: DeploymentConfigDto) => d.provider !== 'mock')
   @IsString() @MinLength(1)
   model?: string;
+
+  /** Share of the model's load (weighted random choice); 0: a standby, used only when the others fail. */
+  @IsOptional() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1_000_000)
+  weight?: number;
 
   @IsOptional() @IsInt() @Min(100) @Max(3_600_000)
   timeout_ms?: number;

@@ -118,16 +118,29 @@ describe('loadGatewayConfig', () => {
   });
 });
 
-describe('gateway.example.yaml', () => {
+describe('gateway.example.yaml (production, mounted by docker-compose.yml)', () => {
   const path = join(__dirname, '..', '..', 'gateway.example.yaml');
 
-  it('loads with only the provider key set', () => {
-    const config = loadGatewayConfig(path, { ALPHA_API_KEY: 'sk-example' });
+  it('loads with only the provider key set, and routes every model to a real provider', () => {
+    const config = loadGatewayConfig(path, { OPENAI_API_KEY: 'sk-example' });
     expect([...config.models.keys()]).toEqual(['alpha-k3', 'beta-v4-pro-0813', 'beta-v4-flash-0731']);
-    expect(config.models.get('beta-v4-pro-0813')!.map((d) => d.provider)).toEqual(['openai', 'mock']);
+    const deployments = [...config.models.values()].flat();
+    // Never an invented answer in production: no mock deployment, not even as a fallback.
+    expect(deployments.map((d) => d.provider)).toEqual(['openai', 'openai', 'openai']);
+    expect(deployments.every((d) => d.apiKey === 'sk-example')).toBe(true);
   });
 
-  it('names the missing variable when the provider key is not set', () => {
-    expect(() => loadGatewayConfig(path, {})).toThrow('environment variable ALPHA_API_KEY is not set');
+  it('stops with the missing variable named when the provider key is not set', () => {
+    expect(() => loadGatewayConfig(path, {})).toThrow(
+      `GATEWAY_CONFIG ${path}: models.alpha-k3[0].api_key: environment variable OPENAI_API_KEY is not set`,
+    );
+  });
+});
+
+describe('gateway.mock-demo.yaml (demo and tests only)', () => {
+  it('serves the three public models with the mock and needs no variable', () => {
+    const config = loadGatewayConfig(join(__dirname, '..', '..', 'gateway.mock-demo.yaml'), {});
+    expect([...config.models.keys()]).toEqual(['alpha-k3', 'beta-v4-pro-0813', 'beta-v4-flash-0731']);
+    expect([...config.models.values()].flat().every((d) => d.provider === 'mock')).toBe(true);
   });
 });

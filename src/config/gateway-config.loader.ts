@@ -69,6 +69,7 @@ function toDeployment(publicModel: string, index: number, dto: Partial<Deploymen
     baseUrl: dto.base_url?.replace(/\/+$/, ''),
     apiKey: dto.api_key,
     upstreamModel: dto.model,
+    weight: dto.weight ?? 1,
     timeoutMs: dto.timeout_ms ?? DEFAULT_TIMEOUT_MS,
     firstTokenTimeoutMs: dto.first_token_timeout_ms ?? dto.timeout_ms ?? DEFAULT_TIMEOUT_MS,
     maxConcurrency: dto.max_concurrency ?? null,

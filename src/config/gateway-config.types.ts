@@ -22,6 +22,8 @@ export interface DeploymentConfig {
   baseUrl?: string;
   apiKey?: string;
   upstreamModel?: string;
+  /** Share of the model's load among its deployments (default 1); 0 marks a standby. */
+  weight?: number;
   /**
    * Deadline of a whole non-streamed answer, counted from the moment the gateway accepted the
    * request (queueing included); also the longest silence allowed between body chunks.
@@ -40,7 +42,7 @@ export interface DeploymentConfig {
 }
 
 export interface GatewayConfig {
-  /** Public model name -> deployments, tried in order until one answers. */
+  /** Public model name -> deployments (routing: DeploymentRouter). */
   models: Map<string, DeploymentConfig[]>;
   source: 'file' | 'embedded-defaults';
 }

@@ -7,6 +7,7 @@ import { toKeySettings } from '../admin/dto/key-settings.dto';
 import { DEFAULT_ROTATION_GRACE_SECONDS, RotateKeyDto } from '../admin/dto/rotate-key.dto';
 import { Public } from '../auth/public.decorator';
 import { GatewayException } from '../common/errors/gateway.exception';
+import { DeploymentHealthService, DeploymentHealthView } from '../completions/deployment-health.service';
 import { GatewayConfigService } from '../config/gateway-config.service';
 import { presentCreatedKey, presentKey } from '../keys/virtual-key.presenter';
 import { VirtualKeyService } from '../keys/virtual-key.service';
@@ -33,11 +34,14 @@ export class DashboardApiController {
     private readonly keys: VirtualKeyService,
     private readonly models: GatewayConfigService,
     private readonly usage: DashboardUsageService,
+    private readonly health: DeploymentHealthService,
     @Inject(DashboardSettings) private readonly settings: DashboardSettings,
   ) {}
 
   @Get('overview')
   overview(@Req() request: Request) {
+    // Only deployments that failed have an entry; the rest are in rotation.
+    const health = new Map(this.health.snapshot().map((view) => [view.name, view]));
     const origin = this.settings.publicBaseUrl ?? `${request.protocol}://${request.headers.host ?? 'localhost'}`;
     return {
       object: 'dashboard_overview',
@@ -51,8 +55,7 @@ export class DashboardApiController {
           name: deployment.name,
           provider: deployment.provider,
           upstream_model: deployment.upstreamModel ?? null,
-          // Routing keeps no cool-down state yet: every configured deployment is in rotation.
-          health: 'available',
+          ...presentHealth(health.get(deployment.name)),
         })),
       })),
     };
@@ -161,4 +164,16 @@ function series(rows: UsageBucketRow[], groupOf: (row: UsageBucketRow) => string
       avg_latency_ms: point.requests > 0 ? Math.round(latency_sum / point.requests) : 0,
     })),
   }));
+}
+
+/** This instance's view of a deployment (routing state is per instance, README "Routing"). */
+function presentHealth(view: DeploymentHealthView | undefined) {
+  if (!view || view.status === 'healthy') {
+    return { health: 'available', consecutive_failures: view?.consecutiveFailures ?? 0, cooling_until: null };
+  }
+  return {
+    health: view.status,
+    consecutive_failures: view.consecutiveFailures,
+    cooling_until: view.coolingUntil === null ? null : new Date(view.coolingUntil).toISOString(),
+  };
 }

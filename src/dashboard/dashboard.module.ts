@@ -1,6 +1,7 @@
 import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { jsonBodyMiddleware } from '../common/http/json-body.middleware';
+import { CompletionsModule } from '../completions/completions.module';
 import { KeysModule } from '../keys/keys.module';
 import { LimitsModule } from '../limits/limits.module';
 import { DashboardApiController } from './dashboard-api.controller';
@@ -21,7 +22,7 @@ export const DASHBOARD_BODY_LIMIT = '100kb';
  * ADMIN_API_KEY, like the admin API.
  */
 @Module({
-  imports: [KeysModule, LimitsModule],
+  imports: [KeysModule, LimitsModule, CompletionsModule],
   controllers: [DashboardSessionController, DashboardApiController, DashboardStaticController],
   providers: [
     { provide: DashboardSettings, inject: [ConfigService], useFactory: dashboardSettingsFrom },

@@ -8,6 +8,11 @@
 // BENCH_STREAM=1 measures streamed answers instead: the upstream sends BENCH_STREAM_CHUNKS content
 // events (default 20) BENCH_STREAM_DELAY_MS apart (default 5) after its latency.
 //
+// BENCH_FAILOVER=dead|500 also measures a model whose first deployment is dead (connection
+// refused) or answers HTTP 500, with the upstream as its standby: every request fails over once,
+// so its latency minus the plain gateway's is the cost of a failover (backoff included; set
+// ROUTER_BACKOFF_BASE_MS to change it). Cool-downs are switched off for that run.
+//
 // BENCH_DATABASE_URL runs the gateway on that Postgres (as in production) instead of the embedded
 // PGlite, which shares the gateway's event loop and so adds to its tail latency.
 const { spawn } = require('node:child_process');
@@ -25,6 +30,7 @@ const GATEWAY_PORT = Number(process.env.BENCH_GATEWAY_PORT ?? 18080);
 const STREAM = process.env.BENCH_STREAM === '1';
 const STREAM_CHUNKS = Number(process.env.BENCH_STREAM_CHUNKS ?? 20);
 const STREAM_DELAY_MS = Number(process.env.BENCH_STREAM_DELAY_MS ?? 5);
+const FAILOVER = process.env.BENCH_FAILOVER ?? '';
 
 const COMPLETION = JSON.stringify({
   id: 'chatcmpl-bench',
@@ -48,6 +54,27 @@ async function streamAnswer(response) {
   response.write(chunk({}, 'stop'));
   response.write(`data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1700000000, model: 'bench-model', choices: [], usage: { prompt_tokens: 12, completion_tokens: STREAM_CHUNKS, total_tokens: 12 + STREAM_CHUNKS } })}\n\n`);
   response.end('data: [DONE]\n\n');
+}
+
+/** The failing first deployment of BENCH_FAILOVER=500. */
+function startFailingUpstream() {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      response.writeHead(500, { 'content-type': 'application/json' });
+      response.end('{"error":{"message":"boom","type":"server_error"}}');
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+/** A port nothing listens on: the failing first deployment of BENCH_FAILOVER=dead. */
+async function closedPort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 function startUpstream() {
@@ -77,10 +104,13 @@ function createKeyWithCli(env) {
   return JSON.parse(output.toString()).secret;
 }
 
-function startGateway(upstreamUrl) {
+function startGateway(upstreamUrl, failingUrl) {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
   const config = join(dir, 'gateway.yaml');
-  writeFileSync(config, `models:\n  alpha-k3:\n    - provider: openai\n      base_url: ${upstreamUrl}\n      api_key: sk-bench\n      model: bench-model\n`);
+  const deployment = (url, extra = '') => `    - provider: openai\n      base_url: ${url}\n      api_key: sk-bench\n      model: bench-model\n${extra}`;
+  let yaml = `models:\n  alpha-k3:\n${deployment(upstreamUrl)}`;
+  if (failingUrl) yaml += `  failover:\n${deployment(failingUrl)}${deployment(upstreamUrl, '      weight: 0\n')}`;
+  writeFileSync(config, yaml);
   const env = {
     ...process.env,
     PORT: String(GATEWAY_PORT),
@@ -92,6 +122,8 @@ function startGateway(upstreamUrl) {
     LOG_LEVEL: 'warn',
     // Measure the proxy path, not the 100/min default limit.
     KEY_RPM_LIMIT: process.env.KEY_RPM_LIMIT ?? '0',
+    // Every request must pay the failover: no cool-down may skip the failing deployment.
+    ...(failingUrl ? { DEPLOYMENT_FAILURE_THRESHOLD: '1000000000' } : {}),
   };
   const presetKey = DATABASE_URL ? createKeyWithCli(env) : undefined;
   const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -117,14 +149,14 @@ async function waitReady(url) {
   throw new Error(`${url} never became ready`);
 }
 
-function load(url, headers) {
+function load(url, headers, model = 'alpha-k3') {
   return new Promise((resolve, reject) => {
     autocannon(
       {
         url,
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify({ model: 'alpha-k3', messages: [{ role: 'user', content: 'Say something short.' }], max_tokens: 32, stream: STREAM }),
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Say something short.' }], max_tokens: 32, stream: STREAM }),
         connections: CONNECTIONS,
         duration: DURATION,
       },
@@ -138,18 +170,31 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 async function main() {
   const upstream = await startUpstream();
   const upstreamUrl = `http://127.0.0.1:${upstream.address().port}/v1`;
-  const { child, key } = await startGateway(upstreamUrl);
+  const failing = FAILOVER === '500' ? await startFailingUpstream() : undefined;
+  const failingUrl = FAILOVER === 'dead' ? `http://127.0.0.1:${await closedPort()}/v1` : failing ? `http://127.0.0.1:${failing.address().port}/v1` : undefined;
+  const { child, key } = await startGateway(upstreamUrl, failingUrl);
   await waitReady(`http://127.0.0.1:${GATEWAY_PORT}/health`);
-  const results = { direct: [], gateway: [] };
+  const targets = failingUrl ? ['direct', 'gateway', 'failover'] : ['direct', 'gateway'];
+  const results = Object.fromEntries(targets.map((target) => [target, []]));
   try {
     // Warm both paths (JIT, connection pools, key cache) before measuring.
     await Promise.all([fetch(`${upstreamUrl}/chat/completions`, { method: 'POST', body: '{}' })]);
+    if (failingUrl) {
+      // The failover model must really pay one failover per request, or its figures mean nothing.
+      const probe = await fetch(`http://127.0.0.1:${GATEWAY_PORT}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'failover', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      await probe.text();
+      if (probe.headers.get('x-gateway-attempts') !== '2') throw new Error(`failover model answered in ${probe.headers.get('x-gateway-attempts')} attempt(s)`);
+    }
     for (let round = 0; round < ROUNDS; round++) {
-      for (const target of ['direct', 'gateway']) {
+      for (const target of targets) {
         const result =
           target === 'direct'
             ? await load(`${upstreamUrl}/chat/completions`, { authorization: 'Bearer sk-bench' })
-            : await load(`http://127.0.0.1:${GATEWAY_PORT}/v1/chat/completions`, { authorization: `Bearer ${key}` });
+            : await load(`http://127.0.0.1:${GATEWAY_PORT}/v1/chat/completions`, { authorization: `Bearer ${key}` }, target === 'failover' ? 'failover' : 'alpha-k3');
         const failures = result.errors + result.timeouts + result.non2xx;
         if (failures > 0) throw new Error(`${target}: ${failures} failed requests`);
         results[target].push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 });
@@ -158,6 +203,7 @@ async function main() {
   } finally {
     child.kill('SIGTERM');
     upstream.close();
+    failing?.close();
   }
   const summary = (target) => ({
     rps: median(results[target].map((r) => r.rps)),
@@ -168,9 +214,11 @@ async function main() {
   const gateway = summary('gateway');
   const shape = STREAM ? `streamed, ${STREAM_CHUNKS} chunks ${STREAM_DELAY_MS} ms apart` : 'non-streaming';
   console.log(`\n${shape}; database: ${DATABASE_URL ? 'external Postgres' : 'embedded PGlite'}; upstream latency ${LATENCY_MS} ms, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s (medians)`);
-  console.table({ direct, gateway });
+  const failover = failingUrl ? summary('failover') : undefined;
+  console.table(failover ? { direct, gateway, [`failover (${FAILOVER})`]: failover } : { direct, gateway });
   console.log(`gateway/direct: throughput ${(gateway.rps / direct.rps).toFixed(3)}, p50 latency ${(gateway.p50 / direct.p50).toFixed(3)}, p99 latency ${(gateway.p99 / direct.p99).toFixed(3)}`);
   console.log(`gateway overhead at the median: ${(gateway.p50 - direct.p50).toFixed(1)} ms`);
+  if (failover) console.log(`added latency of one failover (${FAILOVER}) at the median: ${(failover.p50 - gateway.p50).toFixed(1)} ms, p99: ${(failover.p99 - gateway.p99).toFixed(1)} ms`);
 }
 
 main().catch((error) => {

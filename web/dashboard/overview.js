@@ -57,7 +57,7 @@ export async function renderOverview({ show }) {
           h('tr', {},
             i === 0 ? h('th', { scope: 'row', rowspan: m.deployments.length }, m.id) : null,
             h('td', {}, d.name), h('td', {}, d.provider), h('td', {}, d.upstream_model ?? '—'),
-            h('td', {}, h('span', { class: `badge ${d.health}` }, d.health)),
+            h('td', {}, h('span', { class: `badge ${d.health}` }, healthLabel(d))),
           )))),
       ),
     ),
@@ -66,4 +66,11 @@ export async function renderOverview({ show }) {
       h('dl', {}, h('dt', {}, 'Version'), h('dd', {}, data.version), h('dt', {}, 'Uptime'), h('dd', {}, uptime(data.uptime_seconds)), h('dt', {}, 'Started'), h('dd', {}, new Date(data.started_at).toLocaleString())),
     ),
   );
+}
+
+// Routing's cool-down state for this gateway instance (README "Routing").
+function healthLabel(d) {
+  if (d.health === 'cooling_down') return `cooling down until ${new Date(d.cooling_until).toLocaleTimeString()}`;
+  if (d.health === 'awaiting_probe' || d.health === 'probing') return 'probing after cool-down';
+  return d.consecutive_failures > 0 ? `available (${d.consecutive_failures} recent failures)` : 'available';
 }

@@ -103,3 +103,23 @@ export const GATEWAY_ERRORS = {
 } as const satisfies Record<string, { status: number; type: string; message: string }>;
 
 export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;
+
+/** Who an error comes from: the gateway itself, or the model provider behind it. */
+export type ErrorSource = 'gateway' | 'upstream';
+
+/**
+ * The codes of failures that arose at the provider (it answered an error, or failed to answer
+ * in time or at all); every other code is the gateway's own decision about the request.
+ */
+export const UPSTREAM_ERROR_CODES: ReadonlySet<GatewayErrorCode> = new Set<GatewayErrorCode>([
+  'upstream_bad_request',
+  'context_length_exceeded',
+  'upstream_rate_limited',
+  'upstream_error',
+  'upstream_auth_failed',
+  'upstream_timeout',
+]);
+
+export function errorSource(code: GatewayErrorCode): ErrorSource {
+  return UPSTREAM_ERROR_CODES.has(code) ? 'upstream' : 'gateway';
+}

@@ -1,7 +1,8 @@
-import { GATEWAY_ERRORS, GatewayErrorCode } from './gateway-error-code';
+import { ErrorSource, errorSource, GATEWAY_ERRORS, GatewayErrorCode } from './gateway-error-code';
 
 export interface OpenAiErrorBody {
-  error: { message: string; type: string; param: string | null; code: string | null };
+  /** OpenAI's four fields, plus `source`: whose failure it is (README "Errors"). */
+  error: { message: string; type: string; param: string | null; code: string | null; source: ErrorSource };
 }
 
 export interface GatewayExceptionOptions {
@@ -33,6 +34,6 @@ export class GatewayException extends Error {
   }
 
   toBody(): OpenAiErrorBody {
-    return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };
+    return { error: { message: this.message, type: this.type, param: this.param, code: this.code, source: errorSource(this.code) } };
   }
 }

@@ -82,7 +82,7 @@ describe('sseFrames', () => {
 
     expect(frames).toEqual([
       'data: {"n":1}\n\n',
-      'data: {"error":{"message":"The model provider failed to answer.","type":"upstream_error","param":null,"code":"upstream_error"}}\n\n',
+      'data: {"error":{"message":"The model provider failed to answer.","type":"upstream_error","param":null,"code":"upstream_error","source":"upstream"}}\n\n',
     ]);
     expect(onError).toHaveBeenCalledWith(failure);
   });
@@ -90,11 +90,12 @@ describe('sseFrames', () => {
   it('sends a GatewayException as its own envelope and hides unknown errors behind internal_error', async () => {
     const known = source([], new GatewayException('upstream_timeout'));
     expect(JSON.parse((await collect(sseFrames(known.iterator, { heartbeatMs: 0 })))[0].slice(6))).toEqual({
-      error: { message: 'The model provider did not answer in time.', type: 'timeout', param: null, code: 'upstream_timeout' },
+      error: { message: 'The model provider did not answer in time.', type: 'timeout', param: null, code: 'upstream_timeout', source: 'upstream' },
     });
     const unknown = source([], new Error('database password is hunter2'));
     const [frame] = await collect(sseFrames(unknown.iterator, { heartbeatMs: 0 }));
-    expect(JSON.parse(frame.slice(6)).error.code).toBe('internal_error');
+    const parsed = JSON.parse(frame.slice(6));
+    expect(parsed.error).toMatchObject({ code: 'internal_error', source: 'gateway' });
     expect(frame).not.toContain('hunter2');
   });
 

@@ -1,0 +1,72 @@
+import { parseGatewayConfig } from '../config/gateway-config.loader';
+import { GatewayConfigService } from '../config/gateway-config.service';
+import { ProviderRegistry } from '../providers/provider-registry.service';
+import { UpstreamError, upstreamErrorFromStatus } from '../providers/upstream.error';
+import { DeploymentHealthService } from './deployment-health.service';
+import { DeploymentRouter, isRetryable } from './deployment-router.service';
+import { weightedOrder } from './weighted-order';
+
+describe('DeploymentRouter', () => {
+  const config = new GatewayConfigService(
+    parseGatewayConfig(
+      {
+        models: {
+          m: [
+            { provider: 'mock', name: 'a', weight: 2 },
+            { provider: 'mock', name: 'standby', weight: 0 },
+            { provider: 'mock', name: 'b' },
+          ],
+        },
+      },
+      {},
+    ),
+  );
+  const setup = () => {
+    const health = new DeploymentHealthService();
+    return { health, router: new DeploymentRouter(config, new ProviderRegistry([]), health) };
+  };
+  const deployments = config.deploymentsFor('m')!;
+
+  it('retries connection failures, timeouts, 429, 5xx and a refused provider key, never another 4xx', () => {
+    expect(isRetryable(new UpstreamError('unavailable', 'ECONNREFUSED'))).toBe(true);
+    expect(isRetryable(new UpstreamError('timeout', 'first token'))).toBe(true);
+    for (const status of [429, 500, 502, 503, 504, 401, 403, 408]) expect(isRetryable(upstreamErrorFromStatus(status, ''))).toBe(true);
+    for (const status of [400, 404, 409, 413, 422]) expect(isRetryable(upstreamErrorFromStatus(status, ''))).toBe(false);
+    expect(isRetryable(new Error('a bug'))).toBe(false);
+  });
+
+  it('backs off exponentially with jitter, and waits out a short Retry-After', () => {
+    const { router } = setup(); // base 25 ms, max 1000 ms, Retry-After up to 2000 ms
+    expect(router.delayBeforeAttempt(1, undefined, () => 0)).toBe(12.5);
+    expect(router.delayBeforeAttempt(1, undefined, () => 1)).toBe(25);
+    expect(router.delayBeforeAttempt(3, undefined, () => 1)).toBe(100);
+    expect(router.delayBeforeAttempt(10, undefined, () => 1)).toBe(1_000);
+    const rateLimited = (seconds: string) => upstreamErrorFromStatus(429, '', seconds);
+    expect(router.delayBeforeAttempt(1, rateLimited('2'), () => 0)).toBe(2_000);
+    expect(router.delayBeforeAttempt(1, rateLimited('30'), () => 0)).toBe(12.5);
+  });
+
+  it('plans the weighted deployments first and the standby last; cooling ones are left out', () => {
+    const { router, health } = setup();
+    for (let i = 0; i < 20; i++) expect(router.plan(deployments).order.map((d) => d.name).at(-1)).toBe('standby');
+    for (let i = 0; i < 3; i++) health.recordFailure('a');
+    expect(router.plan(deployments).order.map((d) => d.name)).toEqual(['b', 'standby']);
+  });
+
+  it('fails open when every deployment cools down: the soonest back first', () => {
+    const { router, health } = setup();
+    health.coolFor('a', 5_000);
+    health.coolFor('b', 1_000);
+    health.coolFor('standby', 9_000);
+    expect(router.plan(deployments)).toEqual({ order: [deployments[2], deployments[0], deployments[1]], failOpen: true });
+  });
+});
+
+describe('weightedOrder', () => {
+  it('puts an item first in proportion to its weight and leaves weight 0 out', () => {
+    const firsts: Record<string, number> = { x: 0, y: 0 };
+    for (let i = 0; i < 10_000; i++) firsts[weightedOrder(['x', 'y', 'z'], (v) => ({ x: 3, y: 1, z: 0 })[v]!)[0]]++;
+    expect(firsts.x / 10_000).toBeCloseTo(0.75, 1);
+    expect(weightedOrder(['x', 'z'], (v) => (v === 'z' ? 0 : 1))).toEqual(['x']);
+  });
+});

@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { GatewayException } from '../common/errors/gateway.exception';
+import { GatewayConfigService } from '../config/gateway-config.service';
+import type { VirtualKeyView } from '../keys/virtual-key.types';
+
+/** One entry of `GET /v1/models`, in OpenAI's shape. */
+export interface ModelObject {
+  id: string;
+  object: 'model';
+  created: number;
+  owned_by: string;
+}
+
+/** The public models a virtual key may use, as OpenAI's models API lists them. */
+@Injectable()
+export class ModelCatalog {
+  /**
+   * The gateway has no creation date for a public model; it reports when this instance loaded
+   * the configuration that declares it (stable for the life of the process).
+   */
+  private readonly created = Math.floor(Date.now() / 1000);
+
+  constructor(private readonly config: GatewayConfigService) {}
+
+  list(key: VirtualKeyView): ModelObject[] {
+    return this.config
+      .publicModels()
+      .filter((model) => mayUse(key, model))
+      .map((model) => this.toModelObject(model));
+  }
+
+  /** A model the key may not use is answered like an unknown one: its existence is not revealed. */
+  get(id: string, key: VirtualKeyView): ModelObject {
+    if (!this.config.deploymentsFor(id) || !mayUse(key, id)) {
+      throw new GatewayException('model_not_found', {
+        param: 'model',
+        message: `The model \`${id}\` does not exist or this API key may not use it.`,
+      });
+    }
+    return this.toModelObject(id);
+  }
+
+  private toModelObject(model: string): ModelObject {
+    // The providers that serve it, in configuration order (e.g. "openai" or "openai,anthropic").
+    const providers = [...new Set(this.config.deploymentsFor(model)!.map((deployment) => deployment.provider))];
+    return { id: model, object: 'model', created: this.created, owned_by: providers.join(',') };
+  }
+}
+
+function mayUse(key: VirtualKeyView, model: string): boolean {
+  return key.allowedModels.length === 0 || key.allowedModels.includes(model);
+}
