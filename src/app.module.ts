@@ -1,9 +1,12 @@
 import { Logger, MiddlewareConsumer, Module, NestModule, OnModuleDestroy, RequestMethod } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { LoggerModule } from 'nestjs-pino';
 import { ADMIN_BODY_LIMIT, AdminModule } from './admin/admin.module';
 import { AuthModule } from './auth/auth.module';
 import { jsonBodyMiddleware } from './common/http/json-body.middleware';
 import { OpenAiExceptionFilter } from './common/filters/openai-exception.filter';
+import { pinoParams } from './common/logging/pino-options';
 import { GatewayValidationPipe } from './common/validation/gateway-validation.pipe';
 import { CompletionsModule } from './completions/completions.module';
 import { AppConfigModule } from './config/app-config.module';
@@ -13,7 +16,9 @@ import { HealthModule } from './health/health.module';
 import { OpenApiModule } from './openapi/openapi.module';
 import { DemoKeyService } from './keys/demo-key.service';
 import { KeysModule } from './keys/keys.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { ModelsModule } from './models/models.module';
+import { TracingModule } from './tracing/tracing.module';
 import { RequestDrain } from './usage/request-drain.service';
 import { UsageModule } from './usage/usage.module';
 import { ThrottlingModule } from './throttling/throttling.module';
@@ -24,6 +29,13 @@ export const COMPLETIONS_BODY_LIMIT = '1mb';
 @Module({
   imports: [
     AppConfigModule,
+    LoggerModule.forRootAsync({
+      inject: [ConfigService],
+      useFactory: (config: ConfigService) =>
+        pinoParams({ LOG_LEVEL: config.getOrThrow<string>('LOG_LEVEL'), LOG_FORMAT: config.get<string>('LOG_FORMAT') }),
+    }),
+    MetricsModule,
+    TracingModule,
     DatabaseModule.forRoot(),
     UsageModule,
     KeysModule,

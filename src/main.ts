@@ -4,6 +4,7 @@ import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
+import { Logger as PinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { afterListen, configureApp } from './app.setup';
 import { StartupLogger } from './common/logging/startup.logger';
@@ -15,10 +16,14 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule, {
     bodyParser: false,
     logger,
+    // Nest's start-up lines wait for the JSON logger instead of going out as coloured text.
+    bufferLogs: true,
     // A failed start (bad config, database behind) exits with status 1 through the catch below,
     // not with Nest's default abort().
     abortOnError: false,
   });
+  logger.writeTo(app.get(PinoLogger));
+  app.useLogger(logger);
   configureApp(app);
   const config = app.get(ConfigService);
   const port = config.getOrThrow<number>('PORT');

@@ -13,5 +13,7 @@ export interface CompletionOutcome {
   stream: boolean;
   usage: TokenUsage;
   latencyMs: number;
+  /** Upstream calls made (failover and retries included); 0 when none was. */
+  attempts: number;
   errorCode?: string;
 }

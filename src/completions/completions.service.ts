@@ -17,6 +17,8 @@ import type {
   UpstreamStreamPart,
 } from '../providers/provider-adapter.interface';
 import { UpstreamError } from '../providers/upstream.error';
+import { MetricsService } from '../metrics/metrics.service';
+import { RequestTrace, TracingService } from '../tracing/tracing.service';
 import { UsageRecorder } from '../usage/usage-recorder.service';
 import type { ChatCompletion, ChatCompletionChunk, CompletionUsage } from './chat-completion.types';
 import { AttemptDeadline } from './attempt-deadline';
@@ -31,6 +33,16 @@ export interface CompletionContext {
   requestId: string;
   signal: AbortSignal;
   setHeaders: SetResponseHeaders;
+  /** Hears the outcome once it is known: the controller hands it to the request's log line. */
+  report?: (outcome: CompletionOutcome) => void;
+}
+
+/** What one request learns on its way, besides its result: for the log line and the metrics. */
+interface Progress {
+  started: number;
+  attempts: number;
+  /** The request's span when tracing is on (OTEL_EXPORTER_OTLP_ENDPOINT). */
+  trace?: RequestTrace;
 }
 
 type PartIterator = AsyncIterator<UpstreamStreamPart>;
@@ -52,29 +64,37 @@ export class CompletionsService {
     private readonly usage: UsageRecorder,
     private readonly tokenLimits: TokenLimitsService,
     @Optional() config?: ConfigService,
+    @Optional() private readonly metrics?: MetricsService,
+    @Optional() private readonly tracing?: TracingService,
   ) {
     this.streamMaxDurationMs = config?.get<number>('STREAM_MAX_DURATION_MS') ?? DEFAULT_STREAM_MAX_DURATION_MS;
   }
 
   async complete(dto: CreateChatCompletionDto, context: CompletionContext): Promise<ChatCompletion> {
     const started = performance.now();
-    const deployments = this.router.deploymentsFor(dto.model, context.key);
+    const progress = this.begin(dto, started);
     // A refused reservation (429) is a rejection like the rate limiter's, not a usage record.
-    const reservation = await this.tokenLimits.reserve(context.key, dto, context.setHeaders);
+    const { deployments, reservation } = await this.admit(dto, context, progress);
     let attempted: DeploymentConfig | null = null;
     try {
       const { result, deployment } = await this.router.withFailover(deployments, context.signal, async (adapter, candidate) => {
         attempted = candidate;
+        const endAttempt = this.attemptStarting(progress, candidate);
         // timeout_ms bounds the whole answer, counted from the request's arrival (queueing included).
         const deadline = new AttemptDeadline(context.signal, started);
         deadline.arm(candidate.timeoutMs, 'complete answer');
         try {
-          return await deadline.race(adapter.complete({ ...this.upstreamRequest(dto, context, candidate), signal: deadline.signal }));
+          const answer = await deadline.race(adapter.complete({ ...this.upstreamRequest(dto, context, candidate), signal: deadline.signal }));
+          endAttempt();
+          return answer;
+        } catch (error) {
+          endAttempt(error);
+          throw error;
         } finally {
           deadline.dispose();
         }
       }, { acceptedAt: started, setHeaders: context.setHeaders });
-      this.record(context, dto, deployment, 'completed', 200, result.usage, started);
+      this.record(context, dto, deployment, 'completed', 200, result.usage, progress);
       await this.tokenLimits.settle(reservation, result.usage);
       return {
         id: newCompletionId(),
@@ -93,7 +113,7 @@ export class CompletionsService {
     } catch (error) {
       // Nothing reached the client, so nothing is charged.
       await this.tokenLimits.settle(reservation, { promptTokens: 0, completionTokens: 0 });
-      this.recordFailure(context, dto, attempted, error, { promptTokens: 0, completionTokens: 0 }, started);
+      this.recordFailure(context, dto, attempted, error, { promptTokens: 0, completionTokens: 0 }, progress);
       throw error;
     }
   }
@@ -104,13 +124,14 @@ export class CompletionsService {
    */
   async stream(dto: CreateChatCompletionDto, context: CompletionContext): Promise<AsyncIterable<ChatCompletionChunk>> {
     const started = performance.now();
-    const deployments = this.router.deploymentsFor(dto.model, context.key);
-    const reservation = await this.tokenLimits.reserve(context.key, dto, context.setHeaders);
+    const progress = this.begin(dto, started);
+    const { deployments, reservation } = await this.admit(dto, context, progress);
     let attempted: DeploymentConfig | null = null;
     let opened: { result: PeekedStream; deployment: DeploymentConfig };
     try {
       opened = await this.router.withFailover(deployments, context.signal, async (adapter, candidate) => {
         attempted = candidate;
+        const endAttempt = this.attemptStarting(progress, candidate);
         // Both deadlines count from the request's arrival, so a wait for a concurrency slot or a
         // failed earlier deployment is included. The body timeout restarts on every byte, and SSE
         // comments are bytes: the first token needs a deadline of its own, which cancels this
@@ -124,8 +145,11 @@ export class CompletionsService {
           iterator = (await deadline.race(adapter.stream(request)))[Symbol.asyncIterator]();
           const first = await deadline.race(iterator.next());
           disarmFirstToken();
+          // The attempt's span ends at the first token: what follows belongs to the request's.
+          endAttempt();
           return { iterator: disposingWith(iterator, deadline), first };
         } catch (error) {
+          endAttempt(error);
           await iterator?.return?.();
           deadline.dispose();
           throw error;
@@ -133,13 +157,14 @@ export class CompletionsService {
       }, { acceptedAt: started, setHeaders: context.setHeaders });
     } catch (error) {
       await this.tokenLimits.settle(reservation, { promptTokens: 0, completionTokens: 0 });
-      this.recordFailure(context, dto, attempted, error, { promptTokens: 0, completionTokens: 0 }, started);
+      this.recordFailure(context, dto, attempted, error, { promptTokens: 0, completionTokens: 0 }, progress);
       throw error;
     }
     const { result, deployment } = opened;
+    this.metrics?.firstTokenAfter(dto.model, deployment.name, performance.now() - started);
     // Started here, not by the SSE writer: from now on only the generator's finally closes the
     // upstream and records the outcome, and it must run even if the client is already gone.
-    const chunks = this.chunks(dto, context, deployment, result.iterator, result.first, started, reservation);
+    const chunks = this.chunks(dto, context, deployment, result.iterator, result.first, progress, reservation);
     return replayFirst(await chunks.next(), chunks);
   }
 
@@ -149,9 +174,10 @@ export class CompletionsService {
     deployment: DeploymentConfig,
     iterator: PartIterator,
     first: IteratorResult<UpstreamStreamPart>,
-    started: number,
+    progress: Progress,
     reservation: TokenReservation,
   ): AsyncGenerator<ChatCompletionChunk> {
+    const streamClosed = this.metrics?.streamOpened(dto.model);
     const id = newCompletionId();
     const created = unixSeconds();
     const chunk = (choices: ChatCompletionChunk['choices'], usage?: CompletionUsage): ChatCompletionChunk => ({
@@ -203,14 +229,46 @@ export class CompletionsService {
       // Runs on completion, failure and early return (client gone): the upstream is closed
       // and what was already streamed is still counted.
       await iterator.return?.().catch(() => undefined);
+      streamClosed?.();
       const settled = usage ?? this.estimateUsage(dto, streamed);
       await this.tokenLimits.settle(reservation, settled);
-      if (status === 'completed') this.record(context, dto, deployment, status, 200, settled, started);
+      if (status === 'completed') this.record(context, dto, deployment, status, 200, settled, progress);
       // After the first chunk the client got 200 and an error event: the row says so, and
       // keeps what went wrong in error_code rather than claiming a 502 nobody received.
-      else if (status === 'failed') this.recordFailure(context, dto, deployment, failure, settled, started, yielded ? 200 : undefined);
-      else this.record(context, dto, deployment, 'aborted', 499, settled, started, 'client_disconnected');
+      else if (status === 'failed') this.recordFailure(context, dto, deployment, failure, settled, progress, yielded ? 200 : undefined);
+      else this.record(context, dto, deployment, 'aborted', 499, settled, progress, 'client_disconnected');
     }
+  }
+
+  private begin(dto: CreateChatCompletionDto, started: number): Progress {
+    const trace = this.tracing?.startRequest({ 'gen_ai.request.model': dto.model, 'gateway.stream': dto.stream === true });
+    return { started, attempts: 0, trace };
+  }
+
+  /** Routing and the token reservation; a refusal here (404, 429) still ends the request's span. */
+  private async admit(dto: CreateChatCompletionDto, context: CompletionContext, progress: Progress) {
+    try {
+      const deployments = this.router.deploymentsFor(dto.model, context.key);
+      const reservation = await this.tokenLimits.reserve(context.key, dto, context.setHeaders);
+      return { deployments, reservation };
+    } catch (error) {
+      const status = error instanceof GatewayException ? error.status : 500;
+      progress.trace?.end({ 'http.response.status_code': status }, error);
+      throw error;
+    }
+  }
+
+  /** The gateway's own share of the latency is what passed before the first upstream call. */
+  private attemptStarting(progress: Progress, deployment: DeploymentConfig): (error?: unknown) => void {
+    if (progress.attempts++ === 0) this.metrics?.overheadOf(performance.now() - progress.started);
+    return (
+      progress.trace?.attempt({
+        'gen_ai.system': deployment.provider,
+        'gen_ai.request.model': deployment.upstreamModel ?? deployment.publicModel,
+        'gateway.deployment': deployment.name,
+        ...(deployment.baseUrl ? { 'server.address': new URL(deployment.baseUrl).host } : {}),
+      }) ?? (() => undefined)
+    );
   }
 
   private upstreamRequest(dto: CreateChatCompletionDto, context: CompletionContext, deployment: DeploymentConfig): UpstreamChatRequest {
@@ -233,17 +291,18 @@ export class CompletionsService {
     deployment: DeploymentConfig | null,
     error: unknown,
     usage: TokenUsage,
-    started: number,
+    progress: Progress,
     /** The status already sent to the client, when the failure came after it. */
     sentStatus?: number,
   ): void {
     if (isDisconnect(error, context.signal)) {
-      this.record(context, dto, deployment, 'aborted', 499, usage, started, 'client_disconnected');
+      this.record(context, dto, deployment, 'aborted', 499, usage, progress, 'client_disconnected');
       return;
     }
+    if (error instanceof UpstreamError) this.metrics?.upstreamError(deployment?.name ?? null, error.kind);
     const gatewayError = error instanceof UpstreamError ? error.toGatewayException() : error instanceof GatewayException ? error : undefined;
     const httpStatus = sentStatus ?? gatewayError?.status ?? 500;
-    this.record(context, dto, deployment, 'failed', httpStatus, usage, started, gatewayError?.code ?? 'internal_error');
+    this.record(context, dto, deployment, 'failed', httpStatus, usage, progress, gatewayError?.code ?? 'internal_error');
   }
 
   private record(
@@ -253,7 +312,7 @@ export class CompletionsService {
     status: OutcomeStatus,
     httpStatus: number,
     usage: TokenUsage,
-    started: number,
+    progress: Progress,
     errorCode?: string,
   ): void {
     const outcome: CompletionOutcome = {
@@ -265,11 +324,25 @@ export class CompletionsService {
       httpStatus,
       stream: dto.stream === true,
       usage,
-      latencyMs: Math.round(performance.now() - started),
+      latencyMs: Math.round(performance.now() - progress.started),
+      attempts: progress.attempts,
       errorCode,
     };
     this.usage.record(outcome);
-    this.logger.log(
+    this.metrics?.completed({ ...outcome, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens });
+    context.report?.(outcome);
+    progress.trace?.end(
+      {
+        'gen_ai.usage.input_tokens': usage.promptTokens,
+        'gen_ai.usage.output_tokens': usage.completionTokens,
+        'http.response.status_code': httpStatus,
+        'gateway.deployment': outcome.deployment ?? '',
+        'gateway.attempts': outcome.attempts,
+      },
+      status === 'completed' ? undefined : { code: errorCode ?? status },
+    );
+    // The request's own log line (pino-http) carries these fields; this one is for debugging.
+    this.logger.debug(
       `${outcome.requestId} key=${context.key.name} model=${outcome.publicModel} deployment=${outcome.deployment ?? '-'} ` +
         `${outcome.status} ${outcome.httpStatus}${errorCode ? ` ${errorCode}` : ''} stream=${outcome.stream} ` +
         `tokens=${usage.promptTokens}+${usage.completionTokens} ${outcome.latencyMs}ms`,

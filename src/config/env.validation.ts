@@ -1,5 +1,5 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
 import { BUDGET_PERIODS, BudgetPeriod } from '../limits/budget-period';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
@@ -183,6 +183,18 @@ export class EnvironmentVariables {
 
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'log';
+
+  /** `json`: one JSON object per line on stdout (for log shippers); `pretty`: for a person (pino-pretty). */
+  @IsIn(['json', 'pretty'])
+  LOG_FORMAT: 'json' | 'pretty' = 'json';
+
+  /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`. */
+  @Transform(emptyToUndefined) @IsOptional() @IsString() @MinLength(16)
+  METRICS_TOKEN?: string;
+
+  /** OTLP/HTTP collector base URL (e.g. http://collector:4318); unset, tracing is off and not loaded. */
+  @Transform(emptyToUndefined) @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
 }
 
 export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {

@@ -32,6 +32,7 @@ function outcome(requestId: string): CompletionOutcome {
     httpStatus: 200,
     stream: false,
     usage: { promptTokens: 5, completionTokens: 7 },
+    attempts: 1,
     latencyMs: 12,
   };
 }

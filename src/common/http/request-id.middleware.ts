@@ -5,7 +5,8 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 declare module 'express' {
   interface Request {
-    id?: string;
+    /** Set by requestIdMiddleware, the first middleware; pino-http's genReqId reuses it. */
+    id: string;
   }
 }
 

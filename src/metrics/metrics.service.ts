@@ -1,0 +1,125 @@
+import { Injectable } from '@nestjs/common';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { GatewayConfigService } from '../config/gateway-config.service';
+
+/** Label value for "no model / no deployment": rejected before routing, or a name not in the config. */
+export const NONE = '-';
+
+/** What a finished completion tells the metrics; names are the config's, never the client's text. */
+export interface ObservedCompletion {
+  publicModel: string;
+  deployment: string | null;
+  httpStatus: number;
+  latencyMs: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/**
+ * The gateway's Prometheus metrics, on a registry of its own (not prom-client's global one), so
+ * that two apps in one process (the e2e tests) do not register the same name twice.
+ */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'model' | 'deployment' | 'status'>;
+  private readonly duration: Histogram<'model' | 'deployment'>;
+  private readonly firstToken: Histogram<'model' | 'deployment'>;
+  private readonly overhead: Histogram;
+  private readonly activeStreams: Gauge<'model'>;
+  private readonly tokens: Counter<'model' | 'deployment' | 'type'>;
+  private readonly rateLimited: Counter;
+  private readonly upstreamErrors: Counter<'deployment' | 'kind'>;
+
+  constructor(private readonly gatewayConfig: GatewayConfigService) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({
+      name: 'gateway_requests_total',
+      help: 'Chat-completion requests answered, by public model, deployment and HTTP status.',
+      labelNames: ['model', 'deployment', 'status'],
+      registers,
+    });
+    this.duration = new Histogram({
+      name: 'gateway_request_duration_seconds',
+      help: 'Time from the request reaching the completions service to its last byte.',
+      labelNames: ['model', 'deployment'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+      registers,
+    });
+    this.firstToken = new Histogram({
+      name: 'gateway_time_to_first_token_seconds',
+      help: 'Streams: time from the request to the first content chunk.',
+      labelNames: ['model', 'deployment'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
+      registers,
+    });
+    this.overhead = new Histogram({
+      name: 'gateway_overhead_seconds',
+      help: "Gateway's own time before the first upstream call: key limits, token reservation, routing.",
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+      registers,
+    });
+    this.activeStreams = new Gauge({ name: 'gateway_active_streams', help: 'SSE streams open now.', labelNames: ['model'], registers });
+    this.tokens = new Counter({
+      name: 'gateway_tokens_total',
+      help: 'Tokens counted (provider-reported or estimated), by type prompt/completion.',
+      labelNames: ['model', 'deployment', 'type'],
+      registers,
+    });
+    this.rateLimited = new Counter({ name: 'gateway_rate_limited_total', help: "Requests refused with 429 by the gateway's own key limits.", registers });
+    this.upstreamErrors = new Counter({
+      name: 'gateway_upstream_errors_total',
+      help: 'Failed requests whose last upstream attempt failed, by deployment and error kind.',
+      labelNames: ['deployment', 'kind'],
+      registers,
+    });
+  }
+
+  completed(outcome: ObservedCompletion): void {
+    const model = this.model(outcome.publicModel);
+    const deployment = this.deployment(outcome.deployment);
+    this.requests.inc({ model, deployment, status: String(outcome.httpStatus) });
+    this.duration.observe({ model, deployment }, outcome.latencyMs / 1000);
+    this.tokens.inc({ model, deployment, type: 'prompt' }, outcome.promptTokens);
+    this.tokens.inc({ model, deployment, type: 'completion' }, outcome.completionTokens);
+  }
+
+  /** A request answered before it reached a model: bad body, bad key, limits, unknown model. */
+  rejected(httpStatus: number): void {
+    this.requests.inc({ model: NONE, deployment: NONE, status: String(httpStatus) });
+    if (httpStatus === 429) this.rateLimited.inc();
+  }
+
+  firstTokenAfter(publicModel: string, deployment: string, ms: number): void {
+    this.firstToken.observe({ model: this.model(publicModel), deployment: this.deployment(deployment) }, ms / 1000);
+  }
+
+  overheadOf(ms: number): void {
+    this.overhead.observe(ms / 1000);
+  }
+
+  upstreamError(deployment: string | null, kind: string): void {
+    this.upstreamErrors.inc({ deployment: this.deployment(deployment), kind });
+  }
+
+  streamOpened(publicModel: string): () => void {
+    const labels = { model: this.model(publicModel) };
+    this.activeStreams.inc(labels);
+    let open = true;
+    return () => {
+      if (open) this.activeStreams.dec(labels);
+      open = false;
+    };
+  }
+
+  /** Bounded cardinality: only a model the config defines becomes a label value. */
+  private model(name: string): string {
+    return this.gatewayConfig.deploymentsFor(name) ? name : NONE;
+  }
+
+  /** Deployment names are always the config's own (DeploymentConfig.name), never a client's. */
+  private deployment(name: string | null): string {
+    return name ?? NONE;
+  }
+}
