@@ -23,7 +23,6 @@ const until = async (check: () => boolean, ms = 60_000) => {
 describe('hot reload of GATEWAY_CONFIG (built gateway)', () => {
   let child: ChildProcessWithoutNullStreams;
   let stdout = '';
-  let stderr = '';
   let url: string;
   let client: OpenAI;
   let file: string;
@@ -38,6 +37,8 @@ describe('hot reload of GATEWAY_CONFIG (built gateway)', () => {
     write({ 'alpha-k3': [mock()] });
     child = spawn(process.execPath, ['dist/main.js'], {
       cwd: ROOT,
+      // Logs are JSON lines on stdout; stderr only carries a failed start, which `until` reports.
+      stdio: ['ignore', 'pipe', 'inherit'],
       env: {
         PATH: process.env.PATH,
         NO_COLOR: '1',
@@ -51,7 +52,6 @@ describe('hot reload of GATEWAY_CONFIG (built gateway)', () => {
       },
     });
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await until(() => /gateway listening on (http:\S+)\/v1/.test(stdout) && /Demo virtual key: (gk-\S+)/.test(stdout));
     url = /gateway listening on (http:\S+)\/v1/.exec(stdout)![1];
     client = new OpenAI({ apiKey: /Demo virtual key: (gk-\S+)/.exec(stdout)![1], baseURL: `${url}/v1`, maxRetries: 0 });
@@ -92,9 +92,11 @@ describe('hot reload of GATEWAY_CONFIG (built gateway)', () => {
 
     writeFileSync(file, 'models: [unclosed');
     child.kill('SIGHUP');
-    await until(() => (stderr.match(/Config reload failed/g) ?? []).length >= 2, 5_000);
-    const lines = stderr.split('\n').filter((line) => line.includes('Config reload failed'));
+    // JSON log lines on stdout (pino): one error line per failed reload.
+    await until(() => (stdout.match(/Config reload failed/g) ?? []).length >= 2, 5_000);
+    const lines = stdout.split('\n').filter((line) => line.includes('Config reload failed'));
     expect(lines).toHaveLength(2);
+    for (const line of lines) expect(JSON.parse(line)).toMatchObject({ level: 50 });
     expect(lines[0]).toMatch(/keeping the running config .*timout_ms/);
     expect(lines[1]).toContain(file);
     expect(child.exitCode).toBeNull();
