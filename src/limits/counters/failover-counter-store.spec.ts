@@ -61,6 +61,21 @@ describe('FailoverCounterStore', () => {
     ]);
   });
 
+  it('is not ended by a slow command sent before the outage began, so a flapping start logs one line', async () => {
+    let straggler!: (result: ConsumeResult) => void;
+    shared.consume.mockReturnValueOnce(new Promise((resolve) => (straggler = resolve)));
+    const slow = store.consume([spec], 1);
+    now += 10;
+    shared.consume.mockRejectedValueOnce(new Error('Command timed out'));
+    expect((await store.consume([spec], 1)).backend).toBe('memory');
+    straggler(sharedResult);
+    expect((await slow).backend).toBe('redis');
+    redis.status = 'reconnecting';
+    expect((await store.consume([spec], 1)).backend).toBe('memory');
+    expect(errors).toHaveBeenCalledTimes(1);
+    expect(infos).not.toHaveBeenCalled();
+  });
+
   it('logs an outage once, then at most every 30 seconds however often it fails', async () => {
     redis.status = 'reconnecting';
     for (let i = 0; i < 50; i++) redis.emit('error', new Error('connect ECONNREFUSED'));

@@ -43,9 +43,10 @@ export class FailoverCounterStore implements CounterStore, OnApplicationShutdown
 
   async consume(specs: CounterSpec[], amount: number, upTo = amount): Promise<ConsumeResult> {
     if (this.usingRedis) {
+      const sent = this.now();
       try {
         const result = await this.shared.consume(specs, amount, upTo);
-        this.recover();
+        this.recover(sent);
         return result;
       } catch (error) {
         this.retryAt = this.now() + RETRY_AFTER_FAILURE_MS;
@@ -91,8 +92,12 @@ export class FailoverCounterStore implements CounterStore, OnApplicationShutdown
     );
   }
 
-  private recover(): void {
-    if (!this.outage) return;
+  /**
+   * A command sent before the outage began that still succeeds (a slow straggler) says nothing
+   * about Redis now; only one sent since then ends the outage, so a flapping start is one line.
+   */
+  private recover(sent: number): void {
+    if (!this.outage || sent < this.outage.since) return;
     this.logger.log(
       `Redis limit storage is back after ${seconds(this.now() - this.outage.since)}; ` +
         `${this.outage.localChecks} limit checks were counted per instance meanwhile. Limits are shared again.`,
