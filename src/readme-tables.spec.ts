@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { GATEWAY_ERRORS } from './common/errors/gateway-error-code';
 import { COMPATIBILITY_MATRIX } from './completions/compatibility-matrix';
 
@@ -35,5 +35,67 @@ describe('README', () => {
     const rows = tableRows('compatibility-matrix');
     const expected = Object.entries(COMPATIBILITY_MATRIX).map(([field, entry]) => [field, entry.handling, entry.note]);
     expect(rows).toEqual(expected);
+  });
+});
+
+// README.md keeps the quick start and the tables above; the rest lives in docs/*.md, linked from
+// the README's contents. These tests keep that set of pages navigable: every relative link names
+// an existing file, and every `#anchor` a heading of the page it points to.
+
+const root = join(__dirname, '..');
+const docsDir = join(root, 'docs');
+const pages = [join(root, 'README.md'), ...readdirSync(docsDir).filter((name) => name.endsWith('.md')).map((name) => join(docsDir, name))];
+
+/** GitHub's heading anchors: lower case, punctuation dropped, spaces to dashes, repeats numbered. */
+function headingAnchors(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  const seen = new Map<string, number>();
+  let inFence = false;
+  for (const line of markdown.split('\n')) {
+    if (line.startsWith('```')) inFence = !inFence;
+    const heading = /^#{1,6} (.*)$/.exec(line);
+    if (inFence || !heading) continue;
+    const slug = heading[1]
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}_\- ]/gu, '')
+      .replace(/ /g, '-');
+    const count = seen.get(slug) ?? 0;
+    seen.set(slug, count + 1);
+    anchors.add(count === 0 ? slug : `${slug}-${count}`);
+  }
+  return anchors;
+}
+
+/** Targets of inline links and images, outside code fences and code spans. */
+function linkTargets(markdown: string): string[] {
+  const prose = markdown.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
+  return [...prose.matchAll(/!?\[[^\]]*\]\(([^)\s]+)\)/g)].map((match) => match[1]);
+}
+
+describe('README and docs/', () => {
+  it.each(pages.map((page) => [relative(root, page), page]))('%s: relative links and anchors resolve', (_name, page) => {
+    const broken: string[] = [];
+    for (const target of linkTargets(readFileSync(page, 'utf8'))) {
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto: ...
+      const [path, anchor] = target.split('#');
+      const file = path ? resolve(dirname(page), path) : page;
+      if (!existsSync(file)) broken.push(`${target}: no such file`);
+      else if (anchor && file.endsWith('.md') && !headingAnchors(readFileSync(file, 'utf8')).has(anchor)) {
+        broken.push(`${target}: no such heading`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('links every page of docs/ from the README', () => {
+    const linked = new Set(linkTargets(readme).map((target) => target.split('#')[0]));
+    const unlinked = pages.slice(1).map((page) => relative(root, page)).filter((page) => !linked.has(page));
+    expect(unlinked).toEqual([]);
+  });
+
+  it('keeps the two quick-start commands', () => {
+    expect(readme).toContain('```sh\nnpm ci && npm start\n```');
+    expect(readme).toContain('```sh\nnpm test\n```');
   });
 });

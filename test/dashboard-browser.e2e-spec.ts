@@ -11,7 +11,7 @@ import { startTestApp, TestApp } from './support/test-app';
 
 /** Debian's chromium (apt-get install chromium); .ci/run installs it when missing. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-/** Screenshots and the measured load time, kept as test artifacts (README shows the screenshots). */
+/** Screenshots and the measured load time, kept as test artifacts (docs/dashboard.md shows the screenshots, kept in docs/dashboard/). */
 const ARTIFACTS = join(__dirname, '..', 'artifacts', 'dashboard');
 
 describe('dashboard in a real browser', () => {

@@ -8,7 +8,7 @@ import { closedPort } from './support/ports';
 const COOLDOWN_MS = 400;
 const hi = [{ role: 'user' as const, content: 'hi' }];
 
-/** Routing (README "Routing"): weighted choice, failover before the first byte, cool-downs. */
+/** Routing (docs/providers-and-routing.md, "Routing"): weighted choice, failover before the first byte, cool-downs. */
 describe('Routing between deployments (e2e)', () => {
   let primary: FakeOpenAiUpstream;
   let backup: FakeOpenAiUpstream;
