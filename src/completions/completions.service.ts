@@ -16,14 +16,14 @@ import type {
   UpstreamChatRequest,
   UpstreamStreamPart,
 } from '../providers/provider-adapter.interface';
-import { UpstreamError } from '../providers/upstream.error';
+import { UpstreamError } from '../common/errors/upstream.error';
 import { MetricsService } from '../metrics/metrics.service';
 import { RequestTrace, TracingService } from '../tracing/tracing.service';
 import { UsageRecorder } from '../usage/usage-recorder.service';
 import type { ChatCompletion, ChatCompletionChunk, CompletionUsage } from './chat-completion.types';
 import { AttemptDeadline } from './attempt-deadline';
 import { passthroughParameters } from './compatibility-matrix';
-import type { CompletionOutcome, OutcomeStatus } from './completion-outcome';
+import type { CompletionOutcome, OutcomeStatus } from '../usage/completion-outcome';
 import { newCompletionId, unixSeconds } from './completion-id';
 import { DeploymentRouter } from './deployment-router.service';
 import type { CreateChatCompletionDto } from './dto/create-chat-completion.dto';

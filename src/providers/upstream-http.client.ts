@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { Agent, Dispatcher, request } from 'undici';
 import type { DeploymentConfig } from '../config/gateway-config.types';
 import { ConcurrencyGate, ReleaseSlot } from './concurrency-gate';
-import { UpstreamError, upstreamErrorFromStatus } from './upstream.error';
+import { UpstreamError, upstreamErrorFromStatus } from '../common/errors/upstream.error';
 
 export interface UpstreamHttpRequest {
   url: string;

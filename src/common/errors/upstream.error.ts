@@ -1,4 +1,4 @@
-import { GatewayException } from '../common/errors/gateway.exception';
+import { GatewayException } from './gateway.exception';
 
 export type UpstreamErrorKind =
   | 'upstream_auth'
