@@ -90,4 +90,12 @@ describe('architecture: imports point one way', () => {
       .map((edge) => `${edge.file} imports ${edge.to}`);
     expect(low).toEqual([]);
   });
+
+  it('global enhancers (APP_GUARD, APP_INTERCEPTOR, APP_FILTER, APP_PIPE) are registered only in app.module.ts', () => {
+    const elsewhere = sourceFiles(SRC)
+      .filter((file) => relative(SRC, file) !== 'app.module.ts' && !file.endsWith('.spec.ts'))
+      .filter((file) => /\bAPP_(GUARD|INTERCEPTOR|FILTER|PIPE)\b/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(SRC, file));
+    expect(elsewhere).toEqual([]);
+  });
 });
