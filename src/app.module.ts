@@ -25,7 +25,7 @@ import { RequestDrain } from './usage/request-drain.service';
 import { UsageModule } from './usage/usage.module';
 import { ThrottlingModule } from './throttling/throttling.module';
 
-/** Spec 4.1: chat-completion bodies up to 1 MiB (Express would stop at 100 kb). */
+/** Chat-completion bodies up to 1 MiB: long conversations exceed Express's 100 kb default. */
 export const COMPLETIONS_BODY_LIMIT = '1mb';
 
 @Module({

@@ -22,8 +22,8 @@ export const DEFAULT_UPSTREAM_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 /**
  * One pooled keep-alive HTTP client for every provider. undici's Agent keeps a connection pool
- * per origin; the global fetch costs several times the CPU per request (measured in the
- * foundation issue), which matters on a gateway's hot path.
+ * per origin; the global fetch builds WHATWG Request/Response objects and web streams on every call and
+ * costs several times the CPU per request, which matters on a gateway's hot path.
  */
 @Injectable()
 export class UpstreamHttpClient implements OnModuleDestroy {
