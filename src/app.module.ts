@@ -1,8 +1,9 @@
 import { Logger, MiddlewareConsumer, Module, NestModule, OnModuleDestroy, RequestMethod } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { ADMIN_BODY_LIMIT, AdminModule } from './admin/admin.module';
+import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthModule } from './auth/auth.module';
 import { jsonBodyMiddleware } from './common/http/json-body.middleware';
 import { OpenAiExceptionFilter } from './common/filters/openai-exception.filter';
@@ -19,11 +20,12 @@ import { KeysModule } from './keys/keys.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { ModelsModule } from './models/models.module';
 import { TracingModule } from './tracing/tracing.module';
+import { RequestDrainInterceptor } from './usage/request-drain.interceptor';
 import { RequestDrain } from './usage/request-drain.service';
 import { UsageModule } from './usage/usage.module';
 import { ThrottlingModule } from './throttling/throttling.module';
 
-/** Spec 4.1: chat-completion bodies up to 1 MiB (Express would stop at 100 kb). */
+/** Chat-completion bodies up to 1 MiB: long conversations exceed Express's 100 kb default. */
 export const COMPLETIONS_BODY_LIMIT = '1mb';
 
 @Module({
@@ -50,6 +52,11 @@ export const COMPLETIONS_BODY_LIMIT = '1mb';
   ],
   providers: [
     DemoKeyService,
+    // Every global enhancer is registered here, so one file shows what runs on each request:
+    // the virtual-key check (routes opt out with @Public()), the in-flight count a graceful
+    // shutdown waits for, the OpenAI error envelope and body validation.
+    { provide: APP_GUARD, useClass: ApiKeyGuard },
+    { provide: APP_INTERCEPTOR, useClass: RequestDrainInterceptor },
     { provide: APP_FILTER, useClass: OpenAiExceptionFilter },
     { provide: APP_PIPE, useClass: GatewayValidationPipe },
   ],

@@ -298,7 +298,7 @@ describe('admin API: usage', () => {
   });
 });
 
-describe('admin API: limits of spec 8', () => {
+describe('admin API: body size and rate limits', () => {
   it('413 for a JSON body over 100 KiB, while a body just under it is parsed', async () => {
     const gateway = await startTestApp({ env: { ADMIN_API_KEY: ADMIN_KEY, ADMIN_RATE_LIMIT: '1000' } });
     try {

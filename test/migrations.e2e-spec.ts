@@ -1,26 +1,20 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { MIGRATIONS_DIR } from '../src/database/database-connection';
 import { readMigrations, runMigrations } from '../src/database/migration-runner';
+import { createDatabase } from './support/databases';
 import { startTestApp } from './support/test-app';
 
 /** Each test gets an empty database of its own on the test server. */
 async function withEmptyDatabase(run: (url: string) => Promise<void>): Promise<void> {
-  const adminUrl = process.env.TEST_DATABASE_ADMIN_URL!;
-  const name = `gateway_migrate_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
+  const database = await createDatabase('gateway_migrate', { migrate: false });
   try {
-    await run(url.toString());
+    await run(database.url);
   } finally {
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.end();
+    await database.drop();
   }
 }
 

@@ -1,6 +1,7 @@
 import { ServerResponse } from 'node:http';
 import OpenAI, { APIError } from 'openai';
-import { CompletionsService } from '../src/completions/completions.service';
+import type { CompletionOutcome } from '../src/usage/completion-outcome';
+import { UsageRecorder } from '../src/usage/usage-recorder.service';
 import { estimateTokens } from '../src/providers/token-estimate';
 import { dataPayloads, postStream, RawStream, sseEvents } from './support/sse-client';
 import { startTestApp, TestApp } from './support/test-app';
@@ -16,7 +17,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
   let gateway: TestApp;
   let key: string;
   let client: OpenAI;
-  let recordSpy: jest.SpyInstance;
+  let recordSpy: jest.SpyInstance<void, [CompletionOutcome]>;
 
   beforeAll(async () => {
     upstream = await FakeOpenAiUpstream.start();
@@ -44,7 +45,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
     });
     key = await gateway.createKey();
     client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
-    recordSpy = jest.spyOn(gateway.app.get(CompletionsService) as any, 'record');
+    recordSpy = jest.spyOn(gateway.app.get(UsageRecorder), 'record');
   });
 
   afterAll(async () => {
@@ -54,11 +55,11 @@ describe('POST /v1/chat/completions with stream: true', () => {
     await backup.close();
   });
 
-  /** The outcome the service recorded for one request: [context, dto, deployment, status, httpStatus, usage, ...]. */
-  async function outcomeOf(requestId: string): Promise<any[]> {
+  /** The outcome recorded for one request, as the usage recorder receives it. */
+  async function outcomeOf(requestId: string): Promise<CompletionOutcome> {
     for (let waited = 0; waited < 5_000; waited += 10) {
-      const call = recordSpy.mock.calls.find((args) => args[0].requestId === requestId);
-      if (call) return call;
+      const call = recordSpy.mock.calls.find(([outcome]) => outcome.requestId === requestId);
+      if (call) return call[0];
       await sleep(10);
     }
     throw new Error(`no outcome recorded for ${requestId}`);
@@ -271,7 +272,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
       expect(payloads[payloads.length - 1].error.code).toBe('upstream_error');
       expect(backup.requests.length).toBe(backupCalls);
       // Recorded with the 200 the client got, the failure in error_code, not as a 502.
-      const [, , , status, httpStatus, , , errorCode] = await outcomeOf(String(stream.headers['x-request-id']));
+      const { status, httpStatus, errorCode } = await outcomeOf(String(stream.headers['x-request-id']));
       expect({ status, httpStatus, errorCode }).toEqual({ status: 'failed', httpStatus: 200, errorCode: 'upstream_error' });
     });
   });
@@ -287,8 +288,8 @@ describe('POST /v1/chat/completions with stream: true', () => {
       stream.disconnect();
       // The upstream would stay silent forever: only the gateway closing the connection ends this.
       await aborted;
-      const [, , deployment, status, httpStatus, usage] = await outcomeOf(String(stream.headers['x-request-id']));
-      expect({ deployment: deployment.name, status, httpStatus }).toEqual({ deployment: 'alpha-k3/0', status: 'aborted', httpStatus: 499 });
+      const { deployment, status, httpStatus, usage } = await outcomeOf(String(stream.headers['x-request-id']));
+      expect({ deployment, status, httpStatus }).toEqual({ deployment: 'alpha-k3/0', status: 'aborted', httpStatus: 499 });
       expect(usage.completionTokens).toBe(estimateTokens(text));
       expect(usage.promptTokens).toBeGreaterThan(0);
     });
@@ -302,7 +303,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
 
       stream.disconnect();
       // The next mock chunk is a minute away, so an outcome now means the mock's wait was cut short.
-      const [, , , status, httpStatus, usage] = await outcomeOf(String(stream.headers['x-request-id']));
+      const { status, httpStatus, usage } = await outcomeOf(String(stream.headers['x-request-id']));
       expect({ status, httpStatus }).toEqual({ status: 'aborted', httpStatus: 499 });
       expect(usage.completionTokens).toBe(estimateTokens(received));
     });

@@ -1,19 +1,16 @@
 import { ConfigService } from '@nestjs/config';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { PrismaService } from '../src/database/prisma.service';
-import { runMigrations } from '../src/database/migration-runner';
 import { UsagePartitions } from '../src/usage/usage-partitions.service';
+import { createDatabase, ScratchDatabase } from './support/databases';
 
 /**
  * Runs on a database of its own: retention drops whole months, which must not touch the rows
  * of suites running in parallel on the shared test database.
  */
 describe('usage_records partitions', () => {
-  const adminUrl = process.env.TEST_DATABASE_ADMIN_URL!;
-  const name = `gateway_partitions_${randomBytes(4).toString('hex')}`;
-  let url: string;
+  let scratch: ScratchDatabase;
   let database: Client;
   let prisma: PrismaService;
 
@@ -38,14 +35,8 @@ describe('usage_records partitions', () => {
   const service = (retentionMonths: number) => new UsagePartitions(prisma, new ConfigService({ USAGE_RETENTION_MONTHS: retentionMonths }));
 
   beforeAll(async () => {
-    const admin = new Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${name}"`);
-    await admin.end();
-    const parsed = new URL(adminUrl);
-    parsed.pathname = `/${name}`;
-    url = parsed.toString();
-    await runMigrations(url, join(__dirname, '..', 'prisma', 'migrations'));
+    scratch = await createDatabase('gateway_partitions');
+    const { url } = scratch;
     database = new Client({ connectionString: url });
     await database.connect();
     await database.query("SET TimeZone = 'UTC'"); // partition bounds below are printed in UTC
@@ -55,10 +46,7 @@ describe('usage_records partitions', () => {
   afterAll(async () => {
     await prisma.$disconnect();
     await database.end();
-    const admin = new Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.end();
+    await scratch.drop();
   });
 
   it('starts with only the default partition, which takes any row', async () => {

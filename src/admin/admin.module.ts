@@ -10,12 +10,12 @@ import { AdminKeysController } from './admin-keys.controller';
 import { AdminThrottlerOptions, AdminThrottlerStorage } from './admin-throttler.guard';
 import { AdminUsageController } from './admin-usage.controller';
 
-/** Spec 8: application (BFF) requests get 100 KiB JSON bodies, not the 1 MiB of completions. */
+/** Admin requests carry small JSON documents: 100 KiB is plenty, where completions need 1 MiB of messages. */
 export const ADMIN_BODY_LIMIT = '100kb';
 
 /**
- * The internal admin API under /admin (spec 1 and 8: application endpoints, outside the public
- * v1 contract): key management and usage reports, on the same services as the CLI and seed.
+ * The internal admin API under /admin (operator endpoints, outside the OpenAI-compatible /v1
+ * contract; README "Admin API"): key management and usage reports, on the same services as the CLI and seed.
  */
 @Module({
   imports: [KeysModule, LimitsModule],
@@ -28,7 +28,7 @@ export const ADMIN_BODY_LIMIT = '100kb';
         throttlers: [{ name: 'default', limit: config.get<number>('ADMIN_RATE_LIMIT') ?? 10, ttl: config.get<number>('ADMIN_RATE_WINDOW_MS') ?? 10_000 }],
       }),
     },
-    // The gateway's counter store: shared by every instance once REDIS_URL is set (spec 8 rule 1),
+    // The gateway's counter store: shared by every instance once REDIS_URL is set, so the limit holds behind a load balancer,
     // per instance in memory otherwise, with the same Redis failure policy as the key limits.
     { provide: AdminThrottlerStorage, inject: [CounterStore], useFactory: (counters: CounterStore) => new CounterThrottlerStorage(counters) },
   ],

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { UpstreamError } from '../providers/upstream.error';
+import { UpstreamError } from '../common/errors/upstream.error';
 
 /**
  * The deadlines of one upstream attempt, all counted from the moment the gateway accepted the

@@ -1,6 +1,6 @@
 /**
  * What the gateway does with each optional field of OpenAI's chat-completions request. This table
- * is the published compatibility matrix (README, spec sections 1 and 9.3): `required` fields must
+ * is the published compatibility matrix (README "Compatibility matrix"): `required` fields must
  * be present, `pass` fields are
  * validated and forwarded to the provider, `gateway` fields are handled by the gateway itself, and
  * `drop` fields are accepted and silently removed. Fields not listed are dropped too.

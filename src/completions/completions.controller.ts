@@ -10,7 +10,7 @@ import { OUTCOME_RECORDED } from '../metrics/metrics.middleware';
 import { KeyThrottlerGuard } from '../throttling/key-throttler.guard';
 import { ChatCompletionBodyPipe } from './chat-completion-body.pipe';
 import type { ChatCompletion, ChatCompletionChunk } from './chat-completion.types';
-import type { CompletionOutcome } from './completion-outcome';
+import type { CompletionOutcome } from '../usage/completion-outcome';
 import { CompletionsService } from './completions.service';
 import type { CreateChatCompletionDto } from './dto/create-chat-completion.dto';
 

@@ -43,10 +43,10 @@ function serviceStreaming(parts: UpstreamStreamPart[]) {
 
 const context = () => ({ key, requestId: 'req_1', signal: new AbortController().signal, setHeaders: () => undefined });
 
-/** The one outcome recorded: record(context, dto, deployment, status, httpStatus, usage, ...). */
+/** The one outcome recorded: record(progress, { deployment, status, httpStatus, usage, ... }). */
 function outcome(record: jest.SpyInstance) {
   expect(record).toHaveBeenCalledTimes(1);
-  const [, , , status, httpStatus, usage] = record.mock.calls[0] as [unknown, unknown, unknown, string, number, TokenUsage];
+  const [, { status, httpStatus, usage }] = record.mock.calls[0] as [unknown, { status: string; httpStatus: number; usage: TokenUsage }];
   return { status, httpStatus, usage };
 }
 

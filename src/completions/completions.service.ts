@@ -16,14 +16,14 @@ import type {
   UpstreamChatRequest,
   UpstreamStreamPart,
 } from '../providers/provider-adapter.interface';
-import { UpstreamError } from '../providers/upstream.error';
+import { UpstreamError } from '../common/errors/upstream.error';
 import { MetricsService } from '../metrics/metrics.service';
 import { RequestTrace, TracingService } from '../tracing/tracing.service';
 import { UsageRecorder } from '../usage/usage-recorder.service';
 import type { ChatCompletion, ChatCompletionChunk, CompletionUsage } from './chat-completion.types';
 import { AttemptDeadline } from './attempt-deadline';
 import { passthroughParameters } from './compatibility-matrix';
-import type { CompletionOutcome, OutcomeStatus } from './completion-outcome';
+import type { CompletionOutcome, OutcomeStatus } from '../usage/completion-outcome';
 import { newCompletionId, unixSeconds } from './completion-id';
 import { DeploymentRouter } from './deployment-router.service';
 import type { CreateChatCompletionDto } from './dto/create-chat-completion.dto';
@@ -37,13 +37,35 @@ export interface CompletionContext {
   report?: (outcome: CompletionOutcome) => void;
 }
 
-/** What one request learns on its way, besides its result: for the log line and the metrics. */
+/** One request on its way: what it asked, for whom, and what it learns for the log line and the metrics. */
 interface Progress {
+  dto: CreateChatCompletionDto;
+  context: CompletionContext;
   started: number;
   attempts: number;
   /** The request's span when tracing is on (OTEL_EXPORTER_OTLP_ENDPOINT). */
   trace?: RequestTrace;
 }
+
+/** How a request ended, as record() turns it into a CompletionOutcome. */
+interface Ending {
+  deployment: DeploymentConfig | null;
+  status: OutcomeStatus;
+  httpStatus: number;
+  usage: TokenUsage;
+  errorCode?: string;
+}
+
+/** A failure, as recordFailure() maps it to an Ending. */
+interface Failure {
+  deployment: DeploymentConfig | null;
+  error: unknown;
+  usage: TokenUsage;
+  /** The status already sent to the client, when the failure came after it. */
+  sentStatus?: number;
+}
+
+const NO_USAGE: TokenUsage = { promptTokens: 0, completionTokens: 0 };
 
 type PartIterator = AsyncIterator<UpstreamStreamPart>;
 
@@ -72,7 +94,7 @@ export class CompletionsService {
 
   async complete(dto: CreateChatCompletionDto, context: CompletionContext): Promise<ChatCompletion> {
     const started = performance.now();
-    const progress = this.begin(dto, started);
+    const progress = this.begin(dto, context, started);
     // A refused reservation (429) is a rejection like the rate limiter's, not a usage record.
     const { deployments, reservation } = await this.admit(dto, context, progress);
     let attempted: DeploymentConfig | null = null;
@@ -94,7 +116,7 @@ export class CompletionsService {
           deadline.dispose();
         }
       }, { acceptedAt: started, setHeaders: context.setHeaders });
-      this.record(context, dto, deployment, 'completed', 200, result.usage, progress);
+      this.record(progress, { deployment, status: 'completed', httpStatus: 200, usage: result.usage });
       await this.tokenLimits.settle(reservation, result.usage);
       return {
         id: newCompletionId(),
@@ -112,8 +134,8 @@ export class CompletionsService {
       };
     } catch (error) {
       // Nothing reached the client, so nothing is charged.
-      await this.tokenLimits.settle(reservation, { promptTokens: 0, completionTokens: 0 });
-      this.recordFailure(context, dto, attempted, error, { promptTokens: 0, completionTokens: 0 }, progress);
+      await this.tokenLimits.settle(reservation, NO_USAGE);
+      this.recordFailure(progress, { deployment: attempted, error, usage: NO_USAGE });
       throw error;
     }
   }
@@ -124,7 +146,7 @@ export class CompletionsService {
    */
   async stream(dto: CreateChatCompletionDto, context: CompletionContext): Promise<AsyncIterable<ChatCompletionChunk>> {
     const started = performance.now();
-    const progress = this.begin(dto, started);
+    const progress = this.begin(dto, context, started);
     const { deployments, reservation } = await this.admit(dto, context, progress);
     let attempted: DeploymentConfig | null = null;
     let opened: { result: PeekedStream; deployment: DeploymentConfig };
@@ -156,27 +178,26 @@ export class CompletionsService {
         }
       }, { acceptedAt: started, setHeaders: context.setHeaders });
     } catch (error) {
-      await this.tokenLimits.settle(reservation, { promptTokens: 0, completionTokens: 0 });
-      this.recordFailure(context, dto, attempted, error, { promptTokens: 0, completionTokens: 0 }, progress);
+      await this.tokenLimits.settle(reservation, NO_USAGE);
+      this.recordFailure(progress, { deployment: attempted, error, usage: NO_USAGE });
       throw error;
     }
     const { result, deployment } = opened;
     this.metrics?.firstTokenAfter(dto.model, deployment.name, performance.now() - started);
     // Started here, not by the SSE writer: from now on only the generator's finally closes the
     // upstream and records the outcome, and it must run even if the client is already gone.
-    const chunks = this.chunks(dto, context, deployment, result.iterator, result.first, progress, reservation);
+    const chunks = this.chunks(progress, deployment, result.iterator, result.first, reservation);
     return replayFirst(await chunks.next(), chunks);
   }
 
   private async *chunks(
-    dto: CreateChatCompletionDto,
-    context: CompletionContext,
+    progress: Progress,
     deployment: DeploymentConfig,
     iterator: PartIterator,
     first: IteratorResult<UpstreamStreamPart>,
-    progress: Progress,
     reservation: TokenReservation,
   ): AsyncGenerator<ChatCompletionChunk> {
+    const { dto, context } = progress;
     const streamClosed = this.metrics?.streamOpened(dto.model);
     const id = newCompletionId();
     const created = unixSeconds();
@@ -232,17 +253,17 @@ export class CompletionsService {
       streamClosed?.();
       const settled = usage ?? this.estimateUsage(dto, streamed);
       await this.tokenLimits.settle(reservation, settled);
-      if (status === 'completed') this.record(context, dto, deployment, status, 200, settled, progress);
+      if (status === 'completed') this.record(progress, { deployment, status, httpStatus: 200, usage: settled });
       // After the first chunk the client got 200 and an error event: the row says so, and
       // keeps what went wrong in error_code rather than claiming a 502 nobody received.
-      else if (status === 'failed') this.recordFailure(context, dto, deployment, failure, settled, progress, yielded ? 200 : undefined);
-      else this.record(context, dto, deployment, 'aborted', 499, settled, progress, 'client_disconnected');
+      else if (status === 'failed') this.recordFailure(progress, { deployment, error: failure, usage: settled, sentStatus: yielded ? 200 : undefined });
+      else this.record(progress, { deployment, status: 'aborted', httpStatus: 499, usage: settled, errorCode: 'client_disconnected' });
     }
   }
 
-  private begin(dto: CreateChatCompletionDto, started: number): Progress {
+  private begin(dto: CreateChatCompletionDto, context: CompletionContext, started: number): Progress {
     const trace = this.tracing?.startRequest({ 'gen_ai.request.model': dto.model, 'gateway.stream': dto.stream === true });
-    return { started, attempts: 0, trace };
+    return { dto, context, started, attempts: 0, trace };
   }
 
   /** Routing and the token reservation; a refusal here (404, 429) still ends the request's span. */
@@ -285,36 +306,19 @@ export class CompletionsService {
     return { promptTokens: estimatePromptTokens(dto.messages), completionTokens: estimateTokens(completion) };
   }
 
-  private recordFailure(
-    context: CompletionContext,
-    dto: CreateChatCompletionDto,
-    deployment: DeploymentConfig | null,
-    error: unknown,
-    usage: TokenUsage,
-    progress: Progress,
-    /** The status already sent to the client, when the failure came after it. */
-    sentStatus?: number,
-  ): void {
-    if (isDisconnect(error, context.signal)) {
-      this.record(context, dto, deployment, 'aborted', 499, usage, progress, 'client_disconnected');
+  private recordFailure(progress: Progress, { deployment, error, usage, sentStatus }: Failure): void {
+    if (isDisconnect(error, progress.context.signal)) {
+      this.record(progress, { deployment, status: 'aborted', httpStatus: 499, usage, errorCode: 'client_disconnected' });
       return;
     }
     if (error instanceof UpstreamError) this.metrics?.upstreamError(deployment?.name ?? null, error.kind);
     const gatewayError = error instanceof UpstreamError ? error.toGatewayException() : error instanceof GatewayException ? error : undefined;
     const httpStatus = sentStatus ?? gatewayError?.status ?? 500;
-    this.record(context, dto, deployment, 'failed', httpStatus, usage, progress, gatewayError?.code ?? 'internal_error');
+    this.record(progress, { deployment, status: 'failed', httpStatus, usage, errorCode: gatewayError?.code ?? 'internal_error' });
   }
 
-  private record(
-    context: CompletionContext,
-    dto: CreateChatCompletionDto,
-    deployment: DeploymentConfig | null,
-    status: OutcomeStatus,
-    httpStatus: number,
-    usage: TokenUsage,
-    progress: Progress,
-    errorCode?: string,
-  ): void {
+  private record(progress: Progress, { deployment, status, httpStatus, usage, errorCode }: Ending): void {
+    const { context, dto } = progress;
     const outcome: CompletionOutcome = {
       requestId: context.requestId,
       keyId: context.key.id,

@@ -1,7 +1,7 @@
 import { parseGatewayConfig } from '../config/gateway-config.loader';
 import { GatewayConfigService } from '../config/gateway-config.service';
 import { ProviderRegistry } from '../providers/provider-registry.service';
-import { UpstreamError, upstreamErrorFromStatus } from '../providers/upstream.error';
+import { UpstreamError, upstreamErrorFromStatus } from '../common/errors/upstream.error';
 import { DeploymentHealthService } from './deployment-health.service';
 import { DeploymentRouter, isRetryable } from './deployment-router.service';
 import { weightedOrder } from './weighted-order';

@@ -8,7 +8,7 @@ import { GatewayException } from '../common/errors/gateway.exception';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
 import { ProviderRegistry } from '../providers/provider-registry.service';
 import type { ProviderAdapter } from '../providers/provider-adapter.interface';
-import { UpstreamError } from '../providers/upstream.error';
+import { UpstreamError } from '../common/errors/upstream.error';
 import { DeploymentHealthService } from './deployment-health.service';
 import { weightedOrder } from './weighted-order';
 

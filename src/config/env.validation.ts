@@ -1,6 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
-import { BUDGET_PERIODS, BudgetPeriod } from '../limits/budget-period';
+import { BUDGET_PERIODS, BudgetPeriod } from '../common/time/budget-period';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
 
@@ -92,7 +92,7 @@ export class EnvironmentVariables {
   @Transform(emptyToUndefined) @IsOptional() @IsString() @MinLength(16)
   ADMIN_API_KEY?: string;
 
-  /** Admin API requests allowed per client IP per ADMIN_RATE_WINDOW_MS (spec 8: 10 per 10 s). */
+  /** Admin API requests allowed per client IP per ADMIN_RATE_WINDOW_MS (default 10 per 10 s). */
   @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000)
   ADMIN_RATE_LIMIT = 10;
 
@@ -107,7 +107,7 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(1_000) @Max(86_400_000)
   DASHBOARD_SESSION_IDLE_MS = 1_800_000;
 
-  /** Dashboard API calls allowed per session per DASHBOARD_RATE_WINDOW_MS (spec 8: 10 per 10 s). */
+  /** Dashboard API calls allowed per session per DASHBOARD_RATE_WINDOW_MS (default 10 per 10 s). */
   @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000)
   DASHBOARD_RATE_LIMIT = 10;
 
@@ -165,7 +165,7 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000)
   ERROR_LOG_INTERVAL_MS = 10_000;
 
-  /** Requests per minute for a key whose rpm_limit is not set (spec section 8); 0 means no limit. */
+  /** Requests per minute for a key whose rpm_limit is not set; 0 means no limit. */
   @Transform(toInt) @IsInt() @Min(0)
   KEY_RPM_LIMIT = 100;
 

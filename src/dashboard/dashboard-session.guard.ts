@@ -12,7 +12,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Every collection endpoint but sign-in: a live session (401), at most DASHBOARD_RATE_LIMIT calls
- * per DASHBOARD_RATE_WINDOW_MS per session (429 + Retry-After, spec 8), and for state-changing
+ * per DASHBOARD_RATE_WINDOW_MS per session (429 + Retry-After), and for state-changing
  * calls the session's CSRF token in `X-CSRF-Token` (403). The counter store is the gateway's,
  * so the limit holds across instances once REDIS_URL is set.
  */

@@ -13,11 +13,11 @@ import { dashboardSettingsFrom, DashboardSettings } from './dashboard-settings';
 import { DashboardStaticController } from './dashboard-static.controller';
 import { DashboardUsageService } from './dashboard-usage.service';
 
-/** Spec 8: the dashboard's collection endpoints take JSON bodies up to 100 KiB. */
+/** The dashboard's collection endpoints take small JSON bodies: 100 KiB, like the admin API. */
 export const DASHBOARD_BODY_LIMIT = '100kb';
 
 /**
- * The admin dashboard at /dashboard (spec 1): a static page built from web/dashboard, and its
+ * The admin dashboard at /dashboard (README "Dashboard"): a static page built from web/dashboard, and its
  * collection endpoints under /dashboard/api, signed in with the admin key. Off (404) without
  * ADMIN_API_KEY, like the admin API.
  */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
-import type { BudgetPeriod } from './budget-period';
+import type { BudgetPeriod } from '../common/time/budget-period';
 
 export interface KeyLimits {
   requestsPerMinute: number | null;

@@ -4,7 +4,7 @@ import { GatewayException } from '../common/errors/gateway.exception';
 import type { SetResponseHeaders } from '../common/http/response-headers.decorator';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
 import type { TokenUsage } from '../providers/provider-adapter.interface';
-import { budgetPeriodAt } from './budget-period';
+import { budgetPeriodAt } from '../common/time/budget-period';
 import { budgetCounterKey, tokensPerMinuteCounterKey } from './counters/counter-keys';
 import { CounterBackend, CounterSpec, CounterState, CounterStore, CounterWindow } from './counters/counter-store';
 import { KeyLimits, KeyLimitsResolver } from './key-limits.resolver';

@@ -1,6 +1,6 @@
 import type { ChatTurn, ContentPart } from './provider-adapter.interface';
 import { invalidParameter } from '../common/validation/invalid-parameter';
-import { UpstreamError } from './upstream.error';
+import { UpstreamError } from '../common/errors/upstream.error';
 
 // Helpers shared by the native (non-OpenAI) provider mappings: they read the OpenAI-format request
 // the gateway validated and need the same few facts from it, whatever the target wire format.

@@ -1,5 +1,5 @@
 import { ConcurrencyGate } from './concurrency-gate';
-import { UpstreamError } from './upstream.error';
+import { UpstreamError } from '../common/errors/upstream.error';
 
 describe('ConcurrencyGate', () => {
   const never = new AbortController().signal;

@@ -1,4 +1,4 @@
-import { UpstreamError } from './upstream.error';
+import { UpstreamError } from '../common/errors/upstream.error';
 
 /** Releases a slot; calling it again does nothing. */
 export type ReleaseSlot = () => void;

@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { Agent, Dispatcher, request } from 'undici';
 import type { DeploymentConfig } from '../config/gateway-config.types';
 import { ConcurrencyGate, ReleaseSlot } from './concurrency-gate';
-import { UpstreamError, upstreamErrorFromStatus } from './upstream.error';
+import { UpstreamError, upstreamErrorFromStatus } from '../common/errors/upstream.error';
 
 export interface UpstreamHttpRequest {
   url: string;
@@ -22,8 +22,8 @@ export const DEFAULT_UPSTREAM_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 /**
  * One pooled keep-alive HTTP client for every provider. undici's Agent keeps a connection pool
- * per origin; the global fetch costs several times the CPU per request (measured in the
- * foundation issue), which matters on a gateway's hot path.
+ * per origin; the global fetch builds WHATWG Request/Response objects and web streams on every call and
+ * costs several times the CPU per request, which matters on a gateway's hot path.
  */
 @Injectable()
 export class UpstreamHttpClient implements OnModuleDestroy {

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { readUpstreamSse, UpstreamSseEvent } from './upstream-sse.reader';
-import { UpstreamError } from './upstream.error';
+import { UpstreamError } from '../common/errors/upstream.error';
 
 function body(pieces: string[]): Readable & { dump?: () => Promise<void> } {
   return Readable.from(pieces.map((piece) => Buffer.from(piece)));

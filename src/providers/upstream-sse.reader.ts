@@ -1,7 +1,7 @@
 import { createParser } from 'eventsource-parser';
 import type { Readable } from 'node:stream';
 import { toUpstreamError } from './upstream-http.client';
-import { UpstreamError } from './upstream.error';
+import { UpstreamError } from '../common/errors/upstream.error';
 
 /** One server-sent event of a provider's stream. */
 export interface UpstreamSseEvent {

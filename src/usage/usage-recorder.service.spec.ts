@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { CompletionOutcome } from '../completions/completion-outcome';
+import type { CompletionOutcome } from './completion-outcome';
 import { UsageRecorder, UsageRecorderOptions } from './usage-recorder.service';
 import type { UsageRepository } from './usage.repository';
 import type { UsageRow } from './usage.types';

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { LogThrottle } from '../common/logging/log-throttle';
-import type { CompletionOutcome } from '../completions/completion-outcome';
+import type { CompletionOutcome } from './completion-outcome';
 import { UsageRepository } from './usage.repository';
 import type { UsageRow } from './usage.types';
 

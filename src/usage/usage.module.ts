@@ -1,8 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { DrainTimeoutMs, RequestDrain } from './request-drain.service';
-import { RequestDrainInterceptor } from './request-drain.interceptor';
 import { UsagePartitions } from './usage-partitions.service';
 import { UsageRecorder, UsageRecorderOptions } from './usage-recorder.service';
 import { UsageReport } from './usage-report.service';
@@ -33,7 +31,6 @@ import { UsageRepository } from './usage.repository';
       }),
     },
     { provide: DrainTimeoutMs, inject: [ConfigService], useFactory: (config: ConfigService) => config.get<number>('SHUTDOWN_DRAIN_TIMEOUT_MS') ?? 30_000 },
-    { provide: APP_INTERCEPTOR, useClass: RequestDrainInterceptor },
   ],
   exports: [UsageRecorder, UsageReport, RequestDrain],
 })

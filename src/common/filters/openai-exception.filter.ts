@@ -5,7 +5,7 @@ import type { Request, Response } from 'express';
 import { ClientDisconnectedError } from '../errors/client-disconnected.error';
 import { GatewayErrorCode } from '../errors/gateway-error-code';
 import { GatewayException } from '../errors/gateway.exception';
-import { UpstreamError } from '../../providers/upstream.error';
+import { UpstreamError } from '../errors/upstream.error';
 import { LogThrottle } from '../logging/log-throttle';
 
 const HTTP_STATUS_CODES: Partial<Record<number, GatewayErrorCode>> = {

@@ -1,4 +1,4 @@
-import { UpstreamError } from '../../providers/upstream.error';
+import { UpstreamError } from '../errors/upstream.error';
 import { ClientDisconnectedError } from '../errors/client-disconnected.error';
 import { GatewayException } from '../errors/gateway.exception';
 import { DONE_FRAME, HEARTBEAT_FRAME, sseFrames } from './sse-frames';

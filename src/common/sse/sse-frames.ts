@@ -1,6 +1,6 @@
 import { ClientDisconnectedError } from '../errors/client-disconnected.error';
 import { GatewayException } from '../errors/gateway.exception';
-import { UpstreamError } from '../../providers/upstream.error';
+import { UpstreamError } from '../errors/upstream.error';
 
 export const HEARTBEAT_FRAME = ': keep-alive\n\n';
 export const DONE_FRAME = 'data: [DONE]\n\n';

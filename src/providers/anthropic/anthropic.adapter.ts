@@ -3,7 +3,7 @@ import { refuseUnsupported } from '../chat-input';
 import type { ProviderAdapter, UpstreamChatRequest, UpstreamChatResult, UpstreamStreamPart } from '../provider-adapter.interface';
 import { UpstreamHttpClient } from '../upstream-http.client';
 import { readUpstreamSse, UpstreamSseEvent } from '../upstream-sse.reader';
-import { UpstreamError } from '../upstream.error';
+import { UpstreamError } from '../../common/errors/upstream.error';
 import {
   AnthropicStreamMapper,
   anthropicErrorFromResponse,

@@ -1,4 +1,4 @@
-import { parseRetryAfter, UpstreamError, UpstreamErrorKind } from '../upstream.error';
+import { parseRetryAfter, UpstreamError, UpstreamErrorKind } from '../../common/errors/upstream.error';
 
 // Anthropic's error body: {"type":"error","error":{"type":"overloaded_error","message":"..."},"request_id":"req_..."}
 // The `error.type` says more than the status (529 is not a standard status), so it decides first.

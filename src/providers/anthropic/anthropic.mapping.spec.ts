@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createParser, EventSourceMessage } from 'eventsource-parser';
 import type { DeploymentConfig } from '../../config/gateway-config.types';
 import type { ChatTurn, UpstreamStreamPart } from '../provider-adapter.interface';
-import { UpstreamError } from '../upstream.error';
+import { UpstreamError } from '../../common/errors/upstream.error';
 import {
   AnthropicStreamMapper,
   anthropicErrorFromResponse,

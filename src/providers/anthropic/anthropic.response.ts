@@ -1,6 +1,6 @@
 import { tokenCount } from '../chat-input';
 import type { FinishReason, TokenUsage, UpstreamChatResult } from '../provider-adapter.interface';
-import { UpstreamError } from '../upstream.error';
+import { UpstreamError } from '../../common/errors/upstream.error';
 
 // Anthropic Messages response -> the adapter contract. Pure: no I/O.
 

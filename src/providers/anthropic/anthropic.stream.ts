@@ -1,5 +1,5 @@
 import type { ToolCallDelta, UpstreamStreamPart } from '../provider-adapter.interface';
-import { UpstreamError } from '../upstream.error';
+import { UpstreamError } from '../../common/errors/upstream.error';
 import { anthropicErrorFromEvent } from './anthropic.errors';
 import { AnthropicUsage, mapAnthropicStopReason, mapAnthropicUsage } from './anthropic.response';
 

@@ -3,7 +3,7 @@ import { refuseUnsupported } from '../chat-input';
 import type { ProviderAdapter, UpstreamChatRequest, UpstreamChatResult, UpstreamStreamPart } from '../provider-adapter.interface';
 import { UpstreamHttpClient } from '../upstream-http.client';
 import { readUpstreamSse, UpstreamSseEvent } from '../upstream-sse.reader';
-import { UpstreamError } from '../upstream.error';
+import { UpstreamError } from '../../common/errors/upstream.error';
 import { buildGeminiRequest, GeminiStreamMapper, geminiErrorFromResponse, geminiHeaders, geminiUrl, mapGeminiResponse } from './gemini.mapping';
 
 /** Google's Gemini API: {base_url}/models/<model>:generateContent, or :streamGenerateContent?alt=sse. */

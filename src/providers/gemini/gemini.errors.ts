@@ -1,4 +1,4 @@
-import { parseRetryAfter, UpstreamError, UpstreamErrorKind } from '../upstream.error';
+import { parseRetryAfter, UpstreamError, UpstreamErrorKind } from '../../common/errors/upstream.error';
 
 // Google API errors: {"error":{"code":429,"message":"...","status":"RESOURCE_EXHAUSTED","details":[...]}}
 // (the non-SSE stream endpoint wraps it in an array). The canonical `status` decides.

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { tokenCount } from '../chat-input';
 import type { FinishReason, TokenUsage, UpstreamChatResult } from '../provider-adapter.interface';
-import { UpstreamError } from '../upstream.error';
+import { UpstreamError } from '../../common/errors/upstream.error';
 import { withThoughtSignature } from './gemini.tool-call-id';
 
 // Gemini GenerateContentResponse -> the adapter contract. Pure apart from the tool-call ids, which

@@ -1,5 +1,5 @@
 import type { TokenUsage, UpstreamStreamPart } from '../provider-adapter.interface';
-import { UpstreamError } from '../upstream.error';
+import { UpstreamError } from '../../common/errors/upstream.error';
 import { geminiErrorFromBody } from './gemini.errors';
 import { candidateOutput, GeminiResponse, mapGeminiFinishReason, mapGeminiUsage, randomToolCallId, ToolCallIdGenerator } from './gemini.response';
 

@@ -7,7 +7,7 @@ import type {
 } from '../provider-adapter.interface';
 import { UpstreamHttpClient } from '../upstream-http.client';
 import { readUpstreamSse } from '../upstream-sse.reader';
-import { UpstreamError } from '../upstream.error';
+import { UpstreamError } from '../../common/errors/upstream.error';
 import { buildHeaders, buildRequestBody, mapCompletion, mapStreamEvent } from './openai.mapping';
 
 /** Any provider that speaks OpenAI's chat-completions wire format (OpenAI, vLLM, Groq, ...). */

@@ -1,6 +1,6 @@
 import type { DeploymentConfig } from '../../config/gateway-config.types';
 import type { UpstreamChatRequest } from '../provider-adapter.interface';
-import { UpstreamError } from '../upstream.error';
+import { UpstreamError } from '../../common/errors/upstream.error';
 import { buildHeaders, buildRequestBody, mapCompletion, mapStreamEvent } from './openai.mapping';
 
 const deployment: DeploymentConfig = {

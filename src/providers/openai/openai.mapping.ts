@@ -9,7 +9,7 @@ import type {
   UpstreamStreamPart,
 } from '../provider-adapter.interface';
 import { estimateTokens } from '../token-estimate';
-import { UpstreamError } from '../upstream.error';
+import { UpstreamError } from '../../common/errors/upstream.error';
 
 // Pure mappings between the gateway's adapter contract and the OpenAI wire format, kept free of
 // I/O so they can be tested on plain objects.

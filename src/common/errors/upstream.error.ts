@@ -1,4 +1,4 @@
-import { GatewayException } from '../common/errors/gateway.exception';
+import { GatewayException } from './gateway.exception';
 
 export type UpstreamErrorKind =
   | 'upstream_auth'
@@ -36,7 +36,7 @@ export class UpstreamError extends Error {
     const cause = this;
     switch (this.kind) {
       case 'rate_limited': {
-        // Spec 7: Retry-After is what clients go by on a 429, so there is always one.
+        // Retry-After is what clients (the openai SDK's retries among them) go by on a 429, so there is always one.
         return new GatewayException('upstream_rate_limited', {
           cause,
           headers: { 'retry-after': String(this.options.retryAfterSeconds ?? 1) },
