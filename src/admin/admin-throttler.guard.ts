@@ -7,7 +7,7 @@ export const AdminThrottlerOptions = Symbol('AdminThrottlerOptions');
 export const AdminThrottlerStorage = Symbol('AdminThrottlerStorage');
 
 /**
- * The admin API's own rate limit (README "Admin API"), which slows down guessing the admin key: ADMIN_RATE_LIMIT requests (10) per
+ * The admin API's own rate limit (docs/admin-api.md), which slows down guessing the admin key: ADMIN_RATE_LIMIT requests (10) per
  * ADMIN_RATE_WINDOW_MS (10 s) per client IP, counted across all admin routes together.
  * It runs before AdminGuard, so guesses at the admin key are throttled too. Its options and
  * storage have their own tokens: ThrottlerModule registers global ones, which belong to the

@@ -15,7 +15,7 @@ export const ADMIN_BODY_LIMIT = '100kb';
 
 /**
  * The internal admin API under /admin (operator endpoints, outside the OpenAI-compatible /v1
- * contract; README "Admin API"): key management and usage reports, on the same services as the CLI and seed.
+ * contract; docs/admin-api.md): key management and usage reports, on the same services as the CLI and seed.
  */
 @Module({
   imports: [KeysModule, LimitsModule],

@@ -6,7 +6,7 @@ import { CHAT_COMPLETION_FIELDS, CreateChatCompletionDto, parseChatCompletion } 
 
 /**
  * Reads a chat-completion body in time linear in its size, in three steps: unknown top-level
- * fields are dropped without being looked at (as OpenAI ignores fields it does not know: never an error; README "How a request body is read"), the rest is
+ * fields are dropped without being looked at (as OpenAI ignores fields it does not know: never an error; docs/providers-and-routing.md, "How a request body is read"), the rest is
  * checked against the shape limits (and loses its prototype keys), then each field is validated
  * by hand-written rules. class-transformer and class-validator cost microseconds per message and
  * are quadratic in an object's keys, so a 1 MiB body would hold the event loop for seconds.

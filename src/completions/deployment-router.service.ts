@@ -12,7 +12,7 @@ import { UpstreamError } from '../common/errors/upstream.error';
 import { DeploymentHealthService } from './deployment-health.service';
 import { weightedOrder } from './weighted-order';
 
-/** Response headers that tell an operator how a completion was routed (README "Routing"). */
+/** Response headers that tell an operator how a completion was routed (docs/providers-and-routing.md, "Routing"). */
 export const ROUTING_HEADERS = {
   deployment: 'x-gateway-deployment',
   attempts: 'x-gateway-attempts',

@@ -1,6 +1,6 @@
 import { parseGatewayConfig } from './gateway-config.loader';
 
-// The per-deployment limits (concurrency, queueing, first-token deadline; README "Upstream connections and limits").
+// The per-deployment limits (concurrency, queueing, first-token deadline; docs/providers-and-routing.md, "Upstream connections and limits").
 
 const openai = { provider: 'openai', base_url: 'http://upstream/v1', api_key: 'k', model: 'm' };
 

@@ -166,7 +166,7 @@ function series(rows: UsageBucketRow[], groupOf: (row: UsageBucketRow) => string
   }));
 }
 
-/** This instance's view of a deployment (routing state is per instance, README "Routing"). */
+/** This instance's view of a deployment (routing state is per instance, docs/providers-and-routing.md, "Routing"). */
 function presentHealth(view: DeploymentHealthView | undefined) {
   if (!view || view.status === 'healthy') {
     return { health: 'available', consecutive_failures: view?.consecutiveFailures ?? 0, cooling_until: null };

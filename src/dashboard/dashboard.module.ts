@@ -17,7 +17,7 @@ import { DashboardUsageService } from './dashboard-usage.service';
 export const DASHBOARD_BODY_LIMIT = '100kb';
 
 /**
- * The admin dashboard at /dashboard (README "Dashboard"): a static page built from web/dashboard, and its
+ * The admin dashboard at /dashboard (docs/dashboard.md): a static page built from web/dashboard, and its
  * collection endpoints under /dashboard/api, signed in with the admin key. Off (404) without
  * ADMIN_API_KEY, like the admin API.
  */

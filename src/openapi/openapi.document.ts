@@ -41,7 +41,7 @@ const admin = (summary: string, extra: object = {}) => ({
 /**
  * The OpenAPI 3.1 document served at GET /openapi.json. The public /v1 operations carry full
  * schemas (kept in step with the request parser by openapi.document.spec.ts); the admin API is
- * listed under the `admin` tag with its parameters and bodies, its full reference being the README.
+ * listed under the `admin` tag with its parameters and bodies, its full reference being docs/admin-api.md.
  */
 export const OPENAPI_DOCUMENT = {
   openapi: '3.1.0',
