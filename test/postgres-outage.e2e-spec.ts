@@ -107,11 +107,9 @@ describe('when Postgres drops packets', () => {
     await within(5_000, () => logged(debugs, 'key change listener lost its connection').length >= 2);
 
     proxy.restore();
-    // eslint-disable-next-line no-console
     console.log(`listener noticed the outage after ${Date.now() - outage} ms`);
     const recovery = await within(10_000, () => logged(infos, 'listening for key changes again').length > 0);
     expect(recovery).toBeLessThan(10_000);
-    // eslint-disable-next-line no-console
     console.log(`listener back ${recovery} ms after recovery`);
     await within(5_000, async () => (await ready(gateway)) === 200);
     // One warning for the whole outage, however many attempts it took.

@@ -35,7 +35,7 @@ function read(source: string, load: () => unknown): unknown {
   try {
     return load();
   } catch (error) {
-    throw new Error(`${source}: ${(error as Error).message.replace(/\s*\n\s*/g, ' ')}`);
+    throw new Error(`${source}: ${(error as Error).message.replace(/\s*\n\s*/g, ' ')}`, { cause: error });
   }
 }
 

@@ -27,12 +27,12 @@ export function loadGatewayConfig(path: string, env: NodeJS.ProcessEnv = process
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new Error(`GATEWAY_CONFIG: cannot read ${path}: ${(error as Error).message}`);
+    throw new Error(`GATEWAY_CONFIG: cannot read ${path}: ${(error as Error).message}`, { cause: error });
   }
   try {
     return parseGatewayConfig(parse(text), env);
   } catch (error) {
-    throw new Error(`GATEWAY_CONFIG ${path}: ${(error as Error).message}`);
+    throw new Error(`GATEWAY_CONFIG ${path}: ${(error as Error).message}`, { cause: error });
   }
 }
 

@@ -130,7 +130,7 @@ async function applyOne(client: Client, migration: LocalMigration): Promise<void
     const message = (error as Error).message;
     // Rolled back as a whole, so it is recorded the way `prisma migrate resolve --rolled-back` would.
     await client.query('UPDATE "_prisma_migrations" SET logs = $2, rolled_back_at = now() WHERE id = $1', [id, message]);
-    throw new Error(`Migration ${migration.name} failed and was rolled back: ${message}`);
+    throw new Error(`Migration ${migration.name} failed and was rolled back: ${message}`, { cause: error });
   }
   await client.query('UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1', [id]);
 }

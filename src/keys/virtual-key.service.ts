@@ -125,7 +125,9 @@ export class VirtualKeyService {
     } catch (error) {
       // Keys are upserted by name, so the only unique field left to collide is the secret.
       if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
-        throw new Error(`seed key "${input.name}": its secret is already used by another key; every key needs its own secret`);
+        throw new Error(`seed key "${input.name}": its secret is already used by another key; every key needs its own secret`, {
+          cause: error,
+        });
       }
       throw error;
     }

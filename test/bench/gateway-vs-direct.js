@@ -143,7 +143,9 @@ async function waitReady(url) {
   for (let i = 0; i < 100; i++) {
     try {
       if ((await fetch(url)).ok) return;
-    } catch {}
+    } catch {
+      // not listening yet
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`${url} never became ready`);

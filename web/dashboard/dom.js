@@ -10,7 +10,7 @@ export function h(tag, props = {}, ...children) {
   }
   for (const child of children.flat()) {
     if (child === undefined || child === null || child === false) continue;
-    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    el.append(child instanceof window.Node ? child : document.createTextNode(String(child)));
   }
   return el;
 }

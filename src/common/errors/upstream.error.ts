@@ -33,36 +33,35 @@ export class UpstreamError extends Error {
   }
 
   toGatewayException(): GatewayException {
-    const cause = this;
     switch (this.kind) {
       case 'rate_limited': {
         // Retry-After is what clients (the openai SDK's retries among them) go by on a 429, so there is always one.
         return new GatewayException('upstream_rate_limited', {
-          cause,
+          cause: this,
           headers: { 'retry-after': String(this.options.retryAfterSeconds ?? 1) },
         });
       }
       case 'bad_request':
-        return new GatewayException('upstream_bad_request', { cause });
+        return new GatewayException('upstream_bad_request', { cause: this });
       case 'context_length':
-        return new GatewayException('context_length_exceeded', { cause, param: 'messages' });
+        return new GatewayException('context_length_exceeded', { cause: this, param: 'messages' });
       case 'upstream_auth':
-        return new GatewayException('upstream_auth_failed', { cause });
+        return new GatewayException('upstream_auth_failed', { cause: this });
       case 'timeout':
-        return new GatewayException('upstream_timeout', { cause });
+        return new GatewayException('upstream_timeout', { cause: this });
       case 'overloaded':
         return new GatewayException('gateway_overloaded', {
-          cause,
+          cause: this,
           headers: { 'retry-after': String(this.options.retryAfterSeconds ?? 1) },
         });
       case 'upstream_overloaded':
         return new GatewayException('upstream_overloaded', {
-          cause,
+          cause: this,
           headers: { 'retry-after': String(this.options.retryAfterSeconds ?? 1) },
         });
       case 'unavailable':
       case 'invalid_response':
-        return new GatewayException('upstream_error', { cause });
+        return new GatewayException('upstream_error', { cause: this });
     }
   }
 }
