@@ -5,16 +5,42 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const nodeGlobals = {
-  require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly', console: 'readonly',
-  Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly',
-  clearInterval: 'readonly', URL: 'readonly', AbortController: 'readonly', fetch: 'readonly',
-  performance: 'readonly', TextDecoder: 'readonly', TextEncoder: 'readonly',
+  require: 'readonly',
+  module: 'writable',
+  __dirname: 'readonly',
+  process: 'readonly',
+  console: 'readonly',
+  Buffer: 'readonly',
+  setTimeout: 'readonly',
+  clearTimeout: 'readonly',
+  setInterval: 'readonly',
+  clearInterval: 'readonly',
+  URL: 'readonly',
+  AbortController: 'readonly',
+  fetch: 'readonly',
+  performance: 'readonly',
+  TextDecoder: 'readonly',
+  TextEncoder: 'readonly',
 };
 const browserGlobals = {
-  window: 'readonly', document: 'readonly', navigator: 'readonly', fetch: 'readonly', console: 'readonly',
-  location: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', URL: 'readonly', Blob: 'readonly',
-  URLSearchParams: 'readonly', HTMLElement: 'readonly', Intl: 'readonly', requestAnimationFrame: 'readonly',
-  ResizeObserver: 'readonly', history: 'readonly', addEventListener: 'readonly', Event: 'readonly',
+  window: 'readonly',
+  document: 'readonly',
+  navigator: 'readonly',
+  fetch: 'readonly',
+  console: 'readonly',
+  location: 'readonly',
+  setTimeout: 'readonly',
+  clearTimeout: 'readonly',
+  URL: 'readonly',
+  Blob: 'readonly',
+  URLSearchParams: 'readonly',
+  HTMLElement: 'readonly',
+  Intl: 'readonly',
+  requestAnimationFrame: 'readonly',
+  ResizeObserver: 'readonly',
+  history: 'readonly',
+  addEventListener: 'readonly',
+  Event: 'readonly',
 };
 
 export default tseslint.config(
@@ -25,7 +51,10 @@ export default tseslint.config(
     rules: {
       // Adapters and tests read untyped provider JSON; `any` there is deliberate and local.
       '@typescript-eslint/no-explicit-any': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       // Nest modules are decorated empty classes.
       '@typescript-eslint/no-extraneous-class': 'off',
     },

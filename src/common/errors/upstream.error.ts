@@ -29,7 +29,15 @@ export class UpstreamError extends Error {
 
   /** Worth trying the next deployment: the request itself is not at fault. */
   get retryable(): boolean {
-    return ['rate_limited', 'unavailable', 'timeout', 'upstream_auth', 'invalid_response', 'overloaded', 'upstream_overloaded'].includes(this.kind);
+    return [
+      'rate_limited',
+      'unavailable',
+      'timeout',
+      'upstream_auth',
+      'invalid_response',
+      'overloaded',
+      'upstream_overloaded',
+    ].includes(this.kind);
   }
 
   toGatewayException(): GatewayException {
@@ -67,18 +75,26 @@ export class UpstreamError extends Error {
 }
 
 /** Classifies a non-2xx provider answer by status (and body text for context-length errors). */
-export function upstreamErrorFromStatus(status: number, body: string, retryAfterHeader?: string): UpstreamError {
+export function upstreamErrorFromStatus(
+  status: number,
+  body: string,
+  retryAfterHeader?: string,
+): UpstreamError {
   const detail = `HTTP ${status}: ${body.slice(0, 2000)}`;
-  if (status === 401 || status === 403) return new UpstreamError('upstream_auth', detail, { upstreamStatus: status });
+  if (status === 401 || status === 403)
+    return new UpstreamError('upstream_auth', detail, { upstreamStatus: status });
   if (status === 429) {
     return new UpstreamError('rate_limited', detail, {
       upstreamStatus: status,
       retryAfterSeconds: parseRetryAfter(retryAfterHeader),
     });
   }
-  if (status === 408 || status === 504) return new UpstreamError('timeout', detail, { upstreamStatus: status });
+  if (status === 408 || status === 504)
+    return new UpstreamError('timeout', detail, { upstreamStatus: status });
   if (status >= 400 && status < 500 && status !== 404 && status !== 409) {
-    const kind = /context[_ ]length|maximum context|too many tokens/i.test(body) ? 'context_length' : 'bad_request';
+    const kind = /context[_ ]length|maximum context|too many tokens/i.test(body)
+      ? 'context_length'
+      : 'bad_request';
     return new UpstreamError(kind, detail, { upstreamStatus: status });
   }
   return new UpstreamError('unavailable', detail, { upstreamStatus: status });
