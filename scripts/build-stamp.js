@@ -10,7 +10,17 @@ const root = join(__dirname, '..');
 const stamp = join(root, 'dist', '.build-stamp');
 // src/generated is Prisma's output, derived from prisma/ (checked) and rewritten by `npm test`.
 const skip = new Set([join(root, 'src', 'generated')]);
-const inputs = ['src', 'web', 'prisma', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'prisma.config.ts'];
+const inputs = [
+  'src',
+  'web',
+  'prisma',
+  'scripts',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'prisma.config.ts',
+];
 
 function newest(path) {
   if (skip.has(path)) return 0;
@@ -21,7 +31,10 @@ function newest(path) {
     return 0;
   }
   if (!stats.isDirectory()) return stats.mtimeMs;
-  return readdirSync(path).reduce((latest, name) => Math.max(latest, newest(join(path, name))), stats.mtimeMs);
+  return readdirSync(path).reduce(
+    (latest, name) => Math.max(latest, newest(join(path, name))),
+    stats.mtimeMs,
+  );
 }
 
 const command = process.argv[2];

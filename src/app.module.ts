@@ -1,4 +1,11 @@
-import { Logger, MiddlewareConsumer, Module, NestModule, OnModuleDestroy, RequestMethod } from '@nestjs/common';
+import {
+  Logger,
+  MiddlewareConsumer,
+  Module,
+  NestModule,
+  OnModuleDestroy,
+  RequestMethod,
+} from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
@@ -34,7 +41,10 @@ export const COMPLETIONS_BODY_LIMIT = '1mb';
     LoggerModule.forRootAsync({
       inject: [ConfigService],
       useFactory: (config: ConfigService) =>
-        pinoParams({ LOG_LEVEL: config.getOrThrow<string>('LOG_LEVEL'), LOG_FORMAT: config.get<string>('LOG_FORMAT') }),
+        pinoParams({
+          LOG_LEVEL: config.getOrThrow<string>('LOG_LEVEL'),
+          LOG_FORMAT: config.get<string>('LOG_FORMAT'),
+        }),
     }),
     MetricsModule,
     TracingModule,
@@ -65,8 +75,12 @@ export class AppModule implements NestModule, OnModuleDestroy {
   constructor(private readonly requests: RequestDrain) {}
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(jsonBodyMiddleware(COMPLETIONS_BODY_LIMIT)).forRoutes({ path: 'v1/*path', method: RequestMethod.ALL });
-    consumer.apply(jsonBodyMiddleware(ADMIN_BODY_LIMIT)).forRoutes({ path: 'admin/*path', method: RequestMethod.ALL });
+    consumer
+      .apply(jsonBodyMiddleware(COMPLETIONS_BODY_LIMIT))
+      .forRoutes({ path: 'v1/*path', method: RequestMethod.ALL });
+    consumer
+      .apply(jsonBodyMiddleware(ADMIN_BODY_LIMIT))
+      .forRoutes({ path: 'admin/*path', method: RequestMethod.ALL });
   }
 
   /**

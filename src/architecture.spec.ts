@@ -23,7 +23,8 @@ const SRC = __dirname;
 
 function layerOf(folder: string): number {
   const index = LAYERS.findIndex((layer) => layer.includes(folder));
-  if (index === -1) throw new Error(`src/${folder} has no layer: add it to LAYERS in architecture.spec.ts`);
+  if (index === -1)
+    throw new Error(`src/${folder} has no layer: add it to LAYERS in architecture.spec.ts`);
   return index;
 }
 
@@ -37,7 +38,8 @@ function sourceFiles(dir: string): string[] {
 
 /** Relative module specifiers of static imports, re-exports, `import()` and `require()`. */
 export function relativeImports(source: string): string[] {
-  const pattern = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]*)['"]/gm;
+  const pattern =
+    /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]*)['"]/gm;
   return [...source.matchAll(pattern)].map((match) => match[1]);
 }
 
@@ -67,7 +69,11 @@ describe('architecture: imports point one way', () => {
   it('finds the imports it checks', () => {
     // A regex that stopped matching would make every rule below pass vacuously.
     expect(edges.some((edge) => edge.from === 'completions' && edge.to === 'providers')).toBe(true);
-    expect(relativeImports(`import type { A } from '../a';\nimport '../b';\nconst c = await import('../c');`)).toEqual(['../a', '../b', '../c']);
+    expect(
+      relativeImports(
+        `import type { A } from '../a';\nimport '../b';\nconst c = await import('../c');`,
+      ),
+    ).toEqual(['../a', '../b', '../c']);
   });
 
   it('every src folder has a layer', () => {
@@ -86,7 +92,11 @@ describe('architecture: imports point one way', () => {
 
   it('common and config import no feature folder', () => {
     const low = edges
-      .filter((edge) => ['common', 'config'].includes(edge.from) && !['common', 'config', 'generated'].includes(edge.to))
+      .filter(
+        (edge) =>
+          ['common', 'config'].includes(edge.from) &&
+          !['common', 'config', 'generated'].includes(edge.to),
+      )
       .map((edge) => `${edge.file} imports ${edge.to}`);
     expect(low).toEqual([]);
   });

@@ -38,20 +38,29 @@ async function bootstrap(): Promise<void> {
   logger.started();
   await afterListen(app);
   const { port: bound } = app.getHttpServer().address() as AddressInfo; // the real one when PORT=0
-  Logger.log(`gateway listening on http://${host === '0.0.0.0' ? 'localhost' : host}:${bound}/v1`, 'Bootstrap');
+  Logger.log(
+    `gateway listening on http://${host === '0.0.0.0' ? 'localhost' : host}:${bound}/v1`,
+    'Bootstrap',
+  );
 }
 
 /** Says which variable to change, instead of Node's bare `listen EADDRINUSE`. */
 function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
   switch (error.code) {
     case 'EADDRINUSE':
-      return new Error(`PORT=${port}: ${host}:${port} is already in use by another process; set PORT to a free port`);
+      return new Error(
+        `PORT=${port}: ${host}:${port} is already in use by another process; set PORT to a free port`,
+      );
     case 'EACCES':
-      return new Error(`PORT=${port}: not allowed to listen on ${host}:${port} (ports below 1024 need privileges); set PORT to 1024 or more`);
+      return new Error(
+        `PORT=${port}: not allowed to listen on ${host}:${port} (ports below 1024 need privileges); set PORT to 1024 or more`,
+      );
     case 'EADDRNOTAVAIL':
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return new Error(`HOST=${host}: not an address of this machine (${error.code}); set HOST to 0.0.0.0, 127.0.0.1 or one of its addresses`);
+      return new Error(
+        `HOST=${host}: not an address of this machine (${error.code}); set HOST to 0.0.0.0, 127.0.0.1 or one of its addresses`,
+      );
     default:
       return error;
   }

@@ -15,7 +15,10 @@ function tableRows(marker: string): string[][] {
   return readme
     .slice(start, end)
     .split('\n')
-    .filter((line) => line.startsWith('| ') && !line.startsWith('| Status') && !line.startsWith('| Field'))
+    .filter(
+      (line) =>
+        line.startsWith('| ') && !line.startsWith('| Status') && !line.startsWith('| Field'),
+    )
     .map((line) =>
       line
         .slice(2, -2)
@@ -26,14 +29,26 @@ function tableRows(marker: string): string[][] {
 
 describe('README', () => {
   it('lists every error code with its status and type', () => {
-    const rows = tableRows('error-codes').map(([status, code, type]) => ({ status: Number(status), code, type }));
-    const expected = Object.entries(GATEWAY_ERRORS).map(([code, entry]) => ({ status: entry.status, code, type: entry.type }));
+    const rows = tableRows('error-codes').map(([status, code, type]) => ({
+      status: Number(status),
+      code,
+      type,
+    }));
+    const expected = Object.entries(GATEWAY_ERRORS).map(([code, entry]) => ({
+      status: entry.status,
+      code,
+      type: entry.type,
+    }));
     expect(rows).toEqual(expected);
   });
 
   it('publishes the compatibility matrix the gateway applies', () => {
     const rows = tableRows('compatibility-matrix');
-    const expected = Object.entries(COMPATIBILITY_MATRIX).map(([field, entry]) => [field, entry.handling, entry.note]);
+    const expected = Object.entries(COMPATIBILITY_MATRIX).map(([field, entry]) => [
+      field,
+      entry.handling,
+      entry.note,
+    ]);
     expect(rows).toEqual(expected);
   });
 });
@@ -44,7 +59,12 @@ describe('README', () => {
 
 const root = join(__dirname, '..');
 const docsDir = join(root, 'docs');
-const pages = [join(root, 'README.md'), ...readdirSync(docsDir).filter((name) => name.endsWith('.md')).map((name) => join(docsDir, name))];
+const pages = [
+  join(root, 'README.md'),
+  ...readdirSync(docsDir)
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => join(docsDir, name)),
+];
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to dashes, repeats numbered. */
 function headingAnchors(markdown: string): Set<string> {
@@ -74,23 +94,33 @@ function linkTargets(markdown: string): string[] {
 }
 
 describe('README and docs/', () => {
-  it.each(pages.map((page) => [relative(root, page), page]))('%s: relative links and anchors resolve', (_name, page) => {
-    const broken: string[] = [];
-    for (const target of linkTargets(readFileSync(page, 'utf8'))) {
-      if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto: ...
-      const [path, anchor] = target.split('#');
-      const file = path ? resolve(dirname(page), path) : page;
-      if (!existsSync(file)) broken.push(`${target}: no such file`);
-      else if (anchor && file.endsWith('.md') && !headingAnchors(readFileSync(file, 'utf8')).has(anchor)) {
-        broken.push(`${target}: no such heading`);
+  it.each(pages.map((page) => [relative(root, page), page]))(
+    '%s: relative links and anchors resolve',
+    (_name, page) => {
+      const broken: string[] = [];
+      for (const target of linkTargets(readFileSync(page, 'utf8'))) {
+        if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto: ...
+        const [path, anchor] = target.split('#');
+        const file = path ? resolve(dirname(page), path) : page;
+        if (!existsSync(file)) broken.push(`${target}: no such file`);
+        else if (
+          anchor &&
+          file.endsWith('.md') &&
+          !headingAnchors(readFileSync(file, 'utf8')).has(anchor)
+        ) {
+          broken.push(`${target}: no such heading`);
+        }
       }
-    }
-    expect(broken).toEqual([]);
-  });
+      expect(broken).toEqual([]);
+    },
+  );
 
   it('links every page of docs/ from the README', () => {
     const linked = new Set(linkTargets(readme).map((target) => target.split('#')[0]));
-    const unlinked = pages.slice(1).map((page) => relative(root, page)).filter((page) => !linked.has(page));
+    const unlinked = pages
+      .slice(1)
+      .map((page) => relative(root, page))
+      .filter((page) => !linked.has(page));
     expect(unlinked).toEqual([]);
   });
 

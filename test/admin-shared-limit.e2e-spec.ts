@@ -10,7 +10,12 @@ describe('admin API limit with shared storage', () => {
   let second: TestApp;
 
   beforeAll(async () => {
-    const env = { ADMIN_API_KEY: ADMIN_KEY, ADMIN_RATE_LIMIT: '4', REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: namespace.prefix };
+    const env = {
+      ADMIN_API_KEY: ADMIN_KEY,
+      ADMIN_RATE_LIMIT: '4',
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_KEY_PREFIX: namespace.prefix,
+    };
     first = await startTestApp({ env });
     second = await startTestApp({ env });
   });
@@ -22,9 +27,11 @@ describe('admin API limit with shared storage', () => {
   });
 
   it('counts one client across instances on one Redis', async () => {
-    const list = (gateway: TestApp) => request(gateway.url).get('/admin/keys').set('Authorization', `Bearer ${ADMIN_KEY}`);
+    const list = (gateway: TestApp) =>
+      request(gateway.url).get('/admin/keys').set('Authorization', `Bearer ${ADMIN_KEY}`);
     const statuses = [];
-    for (const gateway of [first, second, first, second, first, second]) statuses.push((await list(gateway)).status);
+    for (const gateway of [first, second, first, second, first, second])
+      statuses.push((await list(gateway)).status);
     expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
   });
 });

@@ -24,15 +24,23 @@ describe('admin API: authentication', () => {
     if (authorization) call = call.set('Authorization', authorization);
     const response = await call;
     expect(response.status).toBe(401);
-    expect(response.body.error).toMatchObject({ code: 'invalid_admin_key', type: 'invalid_request_error' });
+    expect(response.body.error).toMatchObject({
+      code: 'invalid_admin_key',
+      type: 'invalid_request_error',
+    });
   });
 
   it('refuses a virtual key on the admin API, and the admin key on /v1', async () => {
     const virtualKey = await gateway.createKey();
-    const admin = await request(gateway.url).get('/admin/keys').set('Authorization', `Bearer ${virtualKey}`);
+    const admin = await request(gateway.url)
+      .get('/admin/keys')
+      .set('Authorization', `Bearer ${virtualKey}`);
     expect(admin.status).toBe(401);
     expect(admin.body.error.code).toBe('invalid_admin_key');
-    const v1 = await request(gateway.url).post('/v1/chat/completions').set('Authorization', `Bearer ${ADMIN_KEY}`).send(chat());
+    const v1 = await request(gateway.url)
+      .post('/v1/chat/completions')
+      .set('Authorization', `Bearer ${ADMIN_KEY}`)
+      .send(chat());
     expect(v1.status).toBe(401);
     expect(v1.body.error.code).toBe('invalid_api_key');
   });
@@ -40,7 +48,9 @@ describe('admin API: authentication', () => {
   it('does not exist without ADMIN_API_KEY', async () => {
     const off = await startTestApp();
     try {
-      const response = await request(off.url).get('/admin/keys').set('Authorization', `Bearer ${ADMIN_KEY}`);
+      const response = await request(off.url)
+        .get('/admin/keys')
+        .set('Authorization', `Bearer ${ADMIN_KEY}`);
       expect(response.status).toBe(404);
       expect(response.body.error.code).toBe('not_found');
     } finally {
@@ -55,13 +65,18 @@ describe('admin API: keys', () => {
   const unique = (name: string) => `${name}-${process.pid}-${Date.now()}`;
 
   beforeAll(async () => {
-    gateway = await startTestApp({ env: { ADMIN_API_KEY: ADMIN_KEY, ADMIN_RATE_LIMIT: '1000', KEY_CACHE_TTL_MS: '60000' } });
+    gateway = await startTestApp({
+      env: { ADMIN_API_KEY: ADMIN_KEY, ADMIN_RATE_LIMIT: '1000', KEY_CACHE_TTL_MS: '60000' },
+    });
     admin = adminApi(gateway.url);
   });
   afterAll(() => gateway.close());
 
   const callWith = (secret: string, model = 'alpha-k3') =>
-    request(gateway.url).post('/v1/chat/completions').set('Authorization', `Bearer ${secret}`).send(chat(model));
+    request(gateway.url)
+      .post('/v1/chat/completions')
+      .set('Authorization', `Bearer ${secret}`)
+      .send(chat(model));
 
   it('creates a key, shows its secret once, and the secret works', async () => {
     const name = unique('created');
@@ -155,21 +170,44 @@ describe('admin API: keys', () => {
   });
 
   it('updates only the given fields; null clears a field; the change applies at once despite the cache', async () => {
-    const created = await admin.post('/keys', { name: unique('patch'), rpm_limit: 10, expires_at: '2099-01-01T00:00:00Z' });
+    const created = await admin.post('/keys', {
+      name: unique('patch'),
+      rpm_limit: 10,
+      expires_at: '2099-01-01T00:00:00Z',
+    });
     const secret = created.body.secret;
     expect((await callWith(secret, 'beta-v4-flash-0731')).status).toBe(200); // cached now, all models allowed
 
-    const patched = await admin.patch(`/keys/${created.body.id}`, { allowed_models: ['alpha-k3'], expires_at: null, tpm_limit: 500 });
+    const patched = await admin.patch(`/keys/${created.body.id}`, {
+      allowed_models: ['alpha-k3'],
+      expires_at: null,
+      tpm_limit: 500,
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ rpm_limit: 10, tpm_limit: 500, expires_at: null, allowed_models: ['alpha-k3'], name: created.body.name });
-    expect(Date.parse(patched.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(created.body.updated_at));
+    expect(patched.body).toMatchObject({
+      rpm_limit: 10,
+      tpm_limit: 500,
+      expires_at: null,
+      allowed_models: ['alpha-k3'],
+      name: created.body.name,
+    });
+    expect(Date.parse(patched.body.updated_at)).toBeGreaterThanOrEqual(
+      Date.parse(created.body.updated_at),
+    );
 
     const refused = await callWith(secret, 'beta-v4-flash-0731');
     expect(refused.status).toBe(403);
-    expect(refused.body.error).toMatchObject({ code: 'model_not_allowed', type: 'permission_error', param: 'model' });
+    expect(refused.body.error).toMatchObject({
+      code: 'model_not_allowed',
+      type: 'permission_error',
+      param: 'model',
+    });
     expect((await callWith(secret, 'alpha-k3')).status).toBe(200);
 
-    const cleared = await admin.patch(`/keys/${created.body.id}`, { allowed_models: null, rpm_limit: null });
+    const cleared = await admin.patch(`/keys/${created.body.id}`, {
+      allowed_models: null,
+      rpm_limit: null,
+    });
     expect(cleared.body).toMatchObject({ allowed_models: [], rpm_limit: null, tpm_limit: 500 });
     expect((await callWith(secret, 'beta-v4-flash-0731')).status).toBe(200);
   });
@@ -208,7 +246,9 @@ describe('admin API: usage', () => {
   const started = new Date().toISOString();
 
   beforeAll(async () => {
-    gateway = await startTestApp({ env: { ADMIN_API_KEY: ADMIN_KEY, ADMIN_RATE_LIMIT: '1000', USAGE_FLUSH_INTERVAL_MS: '20' } });
+    gateway = await startTestApp({
+      env: { ADMIN_API_KEY: ADMIN_KEY, ADMIN_RATE_LIMIT: '1000', USAGE_FLUSH_INTERVAL_MS: '20' },
+    });
     admin = adminApi(gateway.url);
     const create = async (name: string) => {
       const response = await admin.post('/keys', { name: `${name}-${process.pid}-${Date.now()}` });
@@ -217,7 +257,11 @@ describe('admin API: usage', () => {
     first = await create('usage-a');
     second = await create('usage-b');
     const send = (secret: string, model: string) =>
-      request(gateway.url).post('/v1/chat/completions').set('Authorization', `Bearer ${secret}`).send(chat(model)).expect(200);
+      request(gateway.url)
+        .post('/v1/chat/completions')
+        .set('Authorization', `Bearer ${secret}`)
+        .send(chat(model))
+        .expect(200);
     await send(first.secret, 'alpha-k3');
     await send(first.secret, 'alpha-k3');
     await send(first.secret, 'beta-v4-flash-0731');
@@ -234,7 +278,12 @@ describe('admin API: usage', () => {
     }, 3_000);
     const response = await report(`key_id=${first.id}&group_by=key`);
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ object: 'usage_report', group_by: 'key', key_id: first.id, model: null });
+    expect(response.body).toMatchObject({
+      object: 'usage_report',
+      group_by: 'key',
+      key_id: first.id,
+      model: null,
+    });
     expect(response.body.data).toHaveLength(1);
     const [row] = response.body.data;
     expect(row).toEqual({
@@ -254,15 +303,29 @@ describe('admin API: usage', () => {
   });
 
   it('reports per model, filtered by key or by model', async () => {
-    await eventually(async () => expect((await report(`key_id=${second.id}`)).body.data[0]?.requests).toBe(1), 3_000);
+    await eventually(
+      async () => expect((await report(`key_id=${second.id}`)).body.data[0]?.requests).toBe(1),
+      3_000,
+    );
     const byModel = await report(`key_id=${first.id}&group_by=model`);
-    expect(byModel.body.data.map((row: { model: string; requests: number }) => [row.model, row.requests])).toEqual([
+    expect(
+      byModel.body.data.map((row: { model: string; requests: number }) => [
+        row.model,
+        row.requests,
+      ]),
+    ).toEqual([
       ['alpha-k3', 2],
       ['beta-v4-flash-0731', 1],
     ]);
-    const oneModel = await report(`model=beta-v4-flash-0731&group_by=key&from=${encodeURIComponent(started)}`);
-    const keys = oneModel.body.data.filter((row: { key_id: string }) => [first.id, second.id].includes(row.key_id));
-    expect(keys.map((row: { key_id: string; requests: number }) => [row.key_id, row.requests]).sort()).toEqual(
+    const oneModel = await report(
+      `model=beta-v4-flash-0731&group_by=key&from=${encodeURIComponent(started)}`,
+    );
+    const keys = oneModel.body.data.filter((row: { key_id: string }) =>
+      [first.id, second.id].includes(row.key_id),
+    );
+    expect(
+      keys.map((row: { key_id: string; requests: number }) => [row.key_id, row.requests]).sort(),
+    ).toEqual(
       [
         [first.id, 1],
         [second.id, 1],
@@ -271,15 +334,25 @@ describe('admin API: usage', () => {
   });
 
   it('filters by time: from is inclusive, to exclusive', async () => {
-    await eventually(async () => expect((await report(`key_id=${first.id}`)).body.data[0]?.requests).toBe(3), 3_000);
-    expect((await report(`key_id=${first.id}&to=${encodeURIComponent(started)}`)).body.data).toEqual([]);
+    await eventually(
+      async () => expect((await report(`key_id=${first.id}`)).body.data[0]?.requests).toBe(3),
+      3_000,
+    );
+    expect(
+      (await report(`key_id=${first.id}&to=${encodeURIComponent(started)}`)).body.data,
+    ).toEqual([]);
     expect((await report(`key_id=${first.id}&from=2999-01-01T00:00:00Z`)).body.data).toEqual([]);
-    const window = await report(`key_id=${first.id}&from=${encodeURIComponent(started)}&to=2999-01-01T00:00:00Z`);
+    const window = await report(
+      `key_id=${first.id}&from=${encodeURIComponent(started)}&to=2999-01-01T00:00:00Z`,
+    );
     expect(window.body.data[0].requests).toBe(3);
   });
 
   it('key updates and seeds leave the usage alone', async () => {
-    await eventually(async () => expect((await report(`key_id=${first.id}`)).body.data[0]?.requests).toBe(3), 3_000);
+    await eventually(
+      async () => expect((await report(`key_id=${first.id}`)).body.data[0]?.requests).toBe(3),
+      3_000,
+    );
     const before = (await report(`key_id=${first.id}`)).body.data;
     await admin.patch(`/keys/${first.id}`, { rpm_limit: 7, allowed_models: ['alpha-k3'] });
     const name = (await admin.get(`/keys/${first.id}`)).body.name;
@@ -300,7 +373,9 @@ describe('admin API: usage', () => {
 
 describe('admin API: body size and rate limits', () => {
   it('413 for a JSON body over 100 KiB, while a body just under it is parsed', async () => {
-    const gateway = await startTestApp({ env: { ADMIN_API_KEY: ADMIN_KEY, ADMIN_RATE_LIMIT: '1000' } });
+    const gateway = await startTestApp({
+      env: { ADMIN_API_KEY: ADMIN_KEY, ADMIN_RATE_LIMIT: '1000' },
+    });
     try {
       const admin = adminApi(gateway.url);
       const over = await admin.post('/keys', { name: 'x'.repeat(100 * 1024) });
@@ -316,7 +391,9 @@ describe('admin API: body size and rate limits', () => {
   });
 
   it('400 naming the field for a body too deep or too wide, never a 500', async () => {
-    const gateway = await startTestApp({ env: { ADMIN_API_KEY: ADMIN_KEY, ADMIN_RATE_LIMIT: '1000' } });
+    const gateway = await startTestApp({
+      env: { ADMIN_API_KEY: ADMIN_KEY, ADMIN_RATE_LIMIT: '1000' },
+    });
     try {
       const admin = adminApi(gateway.url);
       const levels = 2000;
@@ -326,8 +403,14 @@ describe('admin API: body size and rate limits', () => {
         .set('Content-Type', 'application/json')
         .send(`{"name":"deep","allowed_models":${'['.repeat(levels)}${']'.repeat(levels)}}`);
       expect(deep.status).toBe(400);
-      expect(deep.body.error).toMatchObject({ code: 'invalid_parameter', param: `allowed_models${'[0]'.repeat(63)}` });
-      const wide = await admin.post('/keys', { name: 'wide', x: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i])) });
+      expect(deep.body.error).toMatchObject({
+        code: 'invalid_parameter',
+        param: `allowed_models${'[0]'.repeat(63)}`,
+      });
+      const wide = await admin.post('/keys', {
+        name: 'wide',
+        x: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i])),
+      });
       expect(wide.status).toBe(400);
       expect(wide.body.error).toMatchObject({ code: 'invalid_parameter', param: 'x' });
       expect(wide.body.error.message).toContain('has more than 1000 keys');
@@ -342,7 +425,13 @@ describe('admin API: body size and rate limits', () => {
       const admin = adminApi(gateway.url);
       const statuses: number[] = [];
       for (let index = 0; index < 8; index++) statuses.push((await admin.get('/keys')).status);
-      statuses.push((await request(gateway.url).get('/admin/keys').set('Authorization', 'Bearer wrong-admin-key-000000')).status);
+      statuses.push(
+        (
+          await request(gateway.url)
+            .get('/admin/keys')
+            .set('Authorization', 'Bearer wrong-admin-key-000000')
+        ).status,
+      );
       const tenth = await admin.post('/keys', { name: `limit-${process.pid}-${Date.now()}` });
       statuses.push(tenth.status);
       expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 401, 201]);
@@ -355,7 +444,10 @@ describe('admin API: body size and rate limits', () => {
       const retryAfter = Number(limited.headers['retry-after']);
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(10);
-      expect((await request(gateway.url).get('/admin/usage').set('Authorization', `Bearer ${ADMIN_KEY}`)).status).toBe(429);
+      expect(
+        (await request(gateway.url).get('/admin/usage').set('Authorization', `Bearer ${ADMIN_KEY}`))
+          .status,
+      ).toBe(429);
 
       // The admin limit is its own: the public API keeps serving.
       const completion = await request(gateway.url)

@@ -24,7 +24,9 @@ describe('virtual keys: Bearer authentication against Postgres', () => {
 
   const call = (authorization?: string) => {
     const pending = request(gateway.url).post('/v1/chat/completions');
-    return (authorization === undefined ? pending : pending.set('Authorization', authorization)).send(body);
+    return (
+      authorization === undefined ? pending : pending.set('Authorization', authorization)
+    ).send(body);
   };
 
   it('accepts a valid key, case-insensitive scheme', async () => {
@@ -38,9 +40,17 @@ describe('virtual keys: Bearer authentication against Postgres', () => {
     ['an empty header', '', 'missing_api_key'],
     ['another scheme', 'Basic dXNlcjpwYXNz', 'invalid_api_key'],
     ['Bearer with no token', 'Bearer ', 'invalid_api_key'],
-    ['two tokens', 'Bearer gk-aaaaaaaaaaaaaaaaaaaaaaaaa gk-bbbbbbbbbbbbbbbbbbbbbbbb', 'invalid_api_key'],
+    [
+      'two tokens',
+      'Bearer gk-aaaaaaaaaaaaaaaaaaaaaaaaa gk-bbbbbbbbbbbbbbbbbbbbbbbb',
+      'invalid_api_key',
+    ],
     ['a token too short to be a key', 'Bearer abc', 'invalid_api_key'],
-    ['an unknown well-formed key', 'Bearer gk-ThisKeyWasNeverIssuedByTheGateway0000000', 'invalid_api_key'],
+    [
+      'an unknown well-formed key',
+      'Bearer gk-ThisKeyWasNeverIssuedByTheGateway0000000',
+      'invalid_api_key',
+    ],
   ])('401 for %s', async (_case, authorization, code) => {
     const response = await call(authorization);
     expect(response.status).toBe(401);
@@ -71,7 +81,9 @@ describe('virtual keys: Bearer authentication against Postgres', () => {
 
   it('stores only a SHA-256 of the secret, never the secret', async () => {
     const key = await gateway.createKey({ name: `stored-${Date.now()}` });
-    const { rows } = await database.query('SELECT * FROM virtual_keys WHERE key_prefix = $1', [key.slice(0, 10)]);
+    const { rows } = await database.query('SELECT * FROM virtual_keys WHERE key_prefix = $1', [
+      key.slice(0, 10),
+    ]);
     expect(rows).toHaveLength(1);
     expect(rows[0].secret_hash).toBe(createHash('sha256').update(key).digest('hex'));
     expect(JSON.stringify(rows[0])).not.toContain(key);
@@ -84,12 +96,18 @@ describe('key lookups are cached', () => {
     const gateway = await startTestApp({ env: { KEY_CACHE_TTL_MS: '400' } });
     try {
       const key = await gateway.createKey({ name: `cached-${Date.now()}` });
-      const send = () => request(gateway.url).post('/v1/chat/completions').set('Authorization', `Bearer ${key}`).send(body);
+      const send = () =>
+        request(gateway.url)
+          .post('/v1/chat/completions')
+          .set('Authorization', `Bearer ${key}`)
+          .send(body);
       expect((await send()).status).toBe(200);
       // Revoke behind the gateway's back, straight in the database.
       const database = new Client({ connectionString: process.env.DATABASE_URL });
       await database.connect();
-      await database.query('UPDATE virtual_keys SET revoked_at = now() WHERE key_prefix = $1', [key.slice(0, 10)]);
+      await database.query('UPDATE virtual_keys SET revoked_at = now() WHERE key_prefix = $1', [
+        key.slice(0, 10),
+      ]);
       await database.end();
       expect((await send()).status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 450));
@@ -117,12 +135,27 @@ describe('secrets never reach the logs', () => {
     const restoreErr = capture(process.stderr);
     const gateway = await startTestApp({
       env: { LOG_LEVEL: 'verbose' },
-      models: { 'alpha-k3': [{ provider: 'openai', base_url: 'http://127.0.0.1:9', api_key: 'sk-provider-SECRET-123456', model: 'm' }] },
+      models: {
+        'alpha-k3': [
+          {
+            provider: 'openai',
+            base_url: 'http://127.0.0.1:9',
+            api_key: 'sk-provider-SECRET-123456',
+            model: 'm',
+          },
+        ],
+      },
     });
     try {
       const key = await gateway.createKey();
-      await request(gateway.url).post('/v1/chat/completions').set('Authorization', `Bearer ${key}`).send(body);
-      await request(gateway.url).post('/v1/chat/completions').set('Authorization', 'Bearer gk-WrongKeyThatSomeoneTyped000000000').send(body);
+      await request(gateway.url)
+        .post('/v1/chat/completions')
+        .set('Authorization', `Bearer ${key}`)
+        .send(body);
+      await request(gateway.url)
+        .post('/v1/chat/completions')
+        .set('Authorization', 'Bearer gk-WrongKeyThatSomeoneTyped000000000')
+        .send(body);
     } finally {
       await gateway.close();
       restoreOut();

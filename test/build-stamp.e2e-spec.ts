@@ -14,13 +14,24 @@ describe('npm start: rebuild only when dist/ is stale', () => {
   };
 
   beforeAll(() => {
-    for (const dir of ['scripts', 'src/generated', 'web', 'prisma', 'dist']) mkdirSync(join(root, dir), { recursive: true });
+    for (const dir of ['scripts', 'src/generated', 'web', 'prisma', 'dist'])
+      mkdirSync(join(root, dir), { recursive: true });
     copyFileSync(join(__dirname, '..', 'scripts', 'build-stamp.js'), script);
     writeFileSync(join(root, 'src', 'main.ts'), '');
     writeFileSync(join(root, 'src', 'generated', 'client.ts'), '');
     writeFileSync(join(root, 'prisma', 'schema.prisma'), '');
     writeFileSync(join(root, 'dist', 'main.js'), '');
-    for (const path of ['scripts', 'scripts/build-stamp.js', 'src', 'src/main.ts', 'src/generated', 'src/generated/client.ts', 'web', 'prisma', 'prisma/schema.prisma']) {
+    for (const path of [
+      'scripts',
+      'scripts/build-stamp.js',
+      'src',
+      'src/main.ts',
+      'src/generated',
+      'src/generated/client.ts',
+      'web',
+      'prisma',
+      'prisma/schema.prisma',
+    ]) {
       age(join(root, path), -60);
     }
   });

@@ -9,7 +9,14 @@ import { startTestApp, TestApp } from './support/test-app';
 // its logprobs relayed, JSON and stream; refused with a 400 by providers that cannot honour them.
 
 const tokenLogprobs = (token: string) => ({
-  content: [{ token, logprob: -0.25, bytes: [...Buffer.from(token)], top_logprobs: [{ token, logprob: -0.25, bytes: [...Buffer.from(token)] }] }],
+  content: [
+    {
+      token,
+      logprob: -0.25,
+      bytes: [...Buffer.from(token)],
+      top_logprobs: [{ token, logprob: -0.25, bytes: [...Buffer.from(token)] }],
+    },
+  ],
   refusal: null,
 });
 
@@ -23,8 +30,18 @@ function twoChoices(_request: RecordedRequest, response: ServerResponse): void {
       created: 1_700_000_000,
       model: 'gpt-upstream-1',
       choices: [
-        { index: 0, message: { role: 'assistant', content: 'Yes' }, logprobs: tokenLogprobs('Yes'), finish_reason: 'stop' },
-        { index: 1, message: { role: 'assistant', content: 'No' }, logprobs: tokenLogprobs('No'), finish_reason: 'length' },
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'Yes' },
+          logprobs: tokenLogprobs('Yes'),
+          finish_reason: 'stop',
+        },
+        {
+          index: 1,
+          message: { role: 'assistant', content: 'No' },
+          logprobs: tokenLogprobs('No'),
+          finish_reason: 'length',
+        },
       ],
       usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
     }),
@@ -33,18 +50,60 @@ function twoChoices(_request: RecordedRequest, response: ServerResponse): void {
 
 /** The same as a stream: choices interleaved, each chunk one choice, as OpenAI sends them. */
 function twoChoiceStream(_request: RecordedRequest, response: ServerResponse): void {
-  const base = { id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-upstream-1' };
+  const base = {
+    id: 'chatcmpl-s',
+    object: 'chat.completion.chunk',
+    created: 1_700_000_000,
+    model: 'gpt-upstream-1',
+  };
   const frames = [
-    { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] },
-    { ...base, choices: [{ index: 1, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] },
-    { ...base, choices: [{ index: 0, delta: { content: 'Yes' }, logprobs: tokenLogprobs('Yes'), finish_reason: null }] },
-    { ...base, choices: [{ index: 1, delta: { content: 'No' }, logprobs: tokenLogprobs('No'), finish_reason: null }] },
+    {
+      ...base,
+      choices: [
+        {
+          index: 0,
+          delta: { role: 'assistant', content: '' },
+          logprobs: null,
+          finish_reason: null,
+        },
+      ],
+    },
+    {
+      ...base,
+      choices: [
+        {
+          index: 1,
+          delta: { role: 'assistant', content: '' },
+          logprobs: null,
+          finish_reason: null,
+        },
+      ],
+    },
+    {
+      ...base,
+      choices: [
+        {
+          index: 0,
+          delta: { content: 'Yes' },
+          logprobs: tokenLogprobs('Yes'),
+          finish_reason: null,
+        },
+      ],
+    },
+    {
+      ...base,
+      choices: [
+        { index: 1, delta: { content: 'No' }, logprobs: tokenLogprobs('No'), finish_reason: null },
+      ],
+    },
     { ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] },
     { ...base, choices: [{ index: 1, delta: {}, logprobs: null, finish_reason: 'length' }] },
     { ...base, choices: [], usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } },
   ];
   response.writeHead(200, { 'content-type': 'text/event-stream' });
-  response.end(frames.map((frame) => `data: ${JSON.stringify(frame)}\n\n`).join('') + 'data: [DONE]\n\n');
+  response.end(
+    frames.map((frame) => `data: ${JSON.stringify(frame)}\n\n`).join('') + 'data: [DONE]\n\n',
+  );
 }
 
 describe('n, logprobs and top_logprobs', () => {
@@ -60,12 +119,37 @@ describe('n, logprobs and top_logprobs', () => {
     gemini = await FakeGeminiUpstream.start();
     gateway = await startTestApp({
       models: {
-        'alpha-k3': [{ provider: 'openai', base_url: openai.url, api_key: 'sk-upstream', model: 'gpt-upstream-1' }],
-        'beta-v4-pro-0813': [{ provider: 'anthropic', base_url: anthropic.url, api_key: ANTHROPIC_TEST_KEY, model: 'claude-sonnet-4-5' }],
-        'beta-v4-flash-0731': [{ provider: 'gemini', base_url: gemini.url, api_key: GEMINI_TEST_KEY, model: 'gemini-2.5-flash' }],
+        'alpha-k3': [
+          {
+            provider: 'openai',
+            base_url: openai.url,
+            api_key: 'sk-upstream',
+            model: 'gpt-upstream-1',
+          },
+        ],
+        'beta-v4-pro-0813': [
+          {
+            provider: 'anthropic',
+            base_url: anthropic.url,
+            api_key: ANTHROPIC_TEST_KEY,
+            model: 'claude-sonnet-4-5',
+          },
+        ],
+        'beta-v4-flash-0731': [
+          {
+            provider: 'gemini',
+            base_url: gemini.url,
+            api_key: GEMINI_TEST_KEY,
+            model: 'gemini-2.5-flash',
+          },
+        ],
       },
     });
-    client = new OpenAI({ apiKey: await gateway.createKey(), baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    client = new OpenAI({
+      apiKey: await gateway.createKey(),
+      baseURL: `${gateway.url}/v1`,
+      maxRetries: 0,
+    });
   });
 
   afterAll(async () => {
@@ -86,8 +170,18 @@ describe('n, logprobs and top_logprobs', () => {
     });
     expect(openai.lastRequest.body).toMatchObject({ n: 2, logprobs: true, top_logprobs: 1 });
     expect(result.choices).toEqual([
-      { index: 0, message: { role: 'assistant', content: 'Yes' }, logprobs: tokenLogprobs('Yes'), finish_reason: 'stop' },
-      { index: 1, message: { role: 'assistant', content: 'No' }, logprobs: tokenLogprobs('No'), finish_reason: 'length' },
+      {
+        index: 0,
+        message: { role: 'assistant', content: 'Yes' },
+        logprobs: tokenLogprobs('Yes'),
+        finish_reason: 'stop',
+      },
+      {
+        index: 1,
+        message: { role: 'assistant', content: 'No' },
+        logprobs: tokenLogprobs('No'),
+        finish_reason: 'length',
+      },
     ]);
     expect(result.usage?.completion_tokens).toBe(2);
   });
@@ -105,9 +199,18 @@ describe('n, logprobs and top_logprobs', () => {
     });
     const chunks: OpenAI.ChatCompletionChunk[] = [];
     for await (const chunk of stream) chunks.push(chunk);
-    expect(openai.lastRequest.body).toMatchObject({ n: 2, logprobs: true, top_logprobs: 1, stream: true });
-    const byChoice = (index: number) => chunks.flatMap((chunk) => chunk.choices.filter((choice) => choice.index === index));
-    for (const [index, text, finish] of [[0, 'Yes', 'stop'], [1, 'No', 'length']] as const) {
+    expect(openai.lastRequest.body).toMatchObject({
+      n: 2,
+      logprobs: true,
+      top_logprobs: 1,
+      stream: true,
+    });
+    const byChoice = (index: number) =>
+      chunks.flatMap((chunk) => chunk.choices.filter((choice) => choice.index === index));
+    for (const [index, text, finish] of [
+      [0, 'Yes', 'stop'],
+      [1, 'No', 'length'],
+    ] as const) {
       const choices = byChoice(index);
       expect(choices[0].delta.role).toBe('assistant');
       expect(choices.filter((choice) => choice.delta.role).length).toBe(1);
@@ -128,16 +231,28 @@ describe('n, logprobs and top_logprobs', () => {
     const upstream = provider === 'anthropic' ? anthropic : gemini;
     const before = upstream.requests.length;
     const error = await client.chat.completions
-      .create({ model, messages: [{ role: 'user', content: 'Hi' }], ...(extra as object) } as OpenAI.ChatCompletionCreateParamsNonStreaming)
+      .create({
+        model,
+        messages: [{ role: 'user', content: 'Hi' }],
+        ...(extra as object),
+      } as OpenAI.ChatCompletionCreateParamsNonStreaming)
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((error as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({ code: 'invalid_parameter', param });
+    expect((error as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({
+      code: 'invalid_parameter',
+      param,
+    });
     expect((error as Error).message).toContain(provider);
     expect(upstream.requests.length).toBe(before);
   });
 
   it('still serves n: 1 and logprobs: false on anthropic', async () => {
-    const result = await client.chat.completions.create({ model: 'beta-v4-pro-0813', messages: [{ role: 'user', content: 'Hi' }], n: 1, logprobs: false });
+    const result = await client.chat.completions.create({
+      model: 'beta-v4-pro-0813',
+      messages: [{ role: 'user', content: 'Hi' }],
+      n: 1,
+      logprobs: false,
+    });
     expect(result.choices).toHaveLength(1);
   });
 });

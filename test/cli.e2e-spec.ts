@@ -20,7 +20,10 @@ describe('key management CLI (same service as the gateway)', () => {
       .send({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }] });
 
   beforeAll(async () => {
-    cli = await NestFactory.createApplicationContext(CliModule.forCommand({ allowUnmigrated: false }), { logger: false });
+    cli = await NestFactory.createApplicationContext(
+      CliModule.forCommand({ allowUnmigrated: false }),
+      { logger: false },
+    );
     gateway = await startTestApp({ env: { KEY_CACHE_TTL_MS: '0' } });
   });
   beforeEach(() => (lines = []));
@@ -33,7 +36,12 @@ describe('key management CLI (same service as the gateway)', () => {
     await createKey(cli, { name: `cli-${unique}`, json: true, rpm: 30, models: ['alpha-k3'] }, io);
     expect(lines).toHaveLength(1);
     const created = JSON.parse(lines[0]);
-    expect(created).toMatchObject({ name: `cli-${unique}`, status: 'active', rpm_limit: 30, allowed_models: ['alpha-k3'] });
+    expect(created).toMatchObject({
+      name: `cli-${unique}`,
+      status: 'active',
+      rpm_limit: 30,
+      allowed_models: ['alpha-k3'],
+    });
     expect(created.secret).toMatch(/^gk-[A-Za-z0-9_-]{43}$/);
     expect((await ask(created.secret)).status).toBe(200);
 
@@ -52,7 +60,9 @@ describe('key management CLI (same service as the gateway)', () => {
   it('refuses a duplicate name', async () => {
     await createKey(cli, { name: `dup-${unique}`, json: false }, io);
     expect(lines[1]).toMatch(/^Secret \(shown once, store it now\): gk-/);
-    await expect(createKey(cli, { name: `dup-${unique}`, json: false }, io)).rejects.toThrow('exists');
+    await expect(createKey(cli, { name: `dup-${unique}`, json: false }, io)).rejects.toThrow(
+      'exists',
+    );
   });
 
   it('seeds admin-declared keys idempotently, by plaintext or by hash', async () => {
@@ -60,7 +70,11 @@ describe('key management CLI (same service as the gateway)', () => {
     const hashed = `gk-seeded-team-b-${unique}-yyyyyyyy`;
     process.env.GATEWAY_SEED_KEYS = JSON.stringify([
       { name: `team-a-${unique}`, key: plain, rpm_limit: 50 },
-      { name: `team-b-${unique}`, key_sha256: createHash('sha256').update(hashed).digest('hex'), allowed_models: ['beta-v4-pro-0813'] },
+      {
+        name: `team-b-${unique}`,
+        key_sha256: createHash('sha256').update(hashed).digest('hex'),
+        allowed_models: ['beta-v4-pro-0813'],
+      },
     ]);
     try {
       await seedKeys(cli, io);
@@ -76,7 +90,10 @@ describe('key management CLI (same service as the gateway)', () => {
 
     const database = new Client({ connectionString: process.env.DATABASE_URL });
     await database.connect();
-    const { rows } = await database.query('SELECT name, rpm_limit FROM virtual_keys WHERE name LIKE $1 ORDER BY name', [`team-%-${unique}`]);
+    const { rows } = await database.query(
+      'SELECT name, rpm_limit FROM virtual_keys WHERE name LIKE $1 ORDER BY name',
+      [`team-%-${unique}`],
+    );
     await database.end();
     expect(rows).toEqual([
       { name: `team-a-${unique}`, rpm_limit: 50 },
@@ -101,7 +118,9 @@ describe('key management CLI (same service as the gateway)', () => {
     ]);
     try {
       const failure = seedKeys(cli, io);
-      await expect(failure).rejects.toThrow(`seed key "second-${unique}": its secret is already used by another key`);
+      await expect(failure).rejects.toThrow(
+        `seed key "second-${unique}": its secret is already used by another key`,
+      );
       await expect(failure).rejects.not.toThrow(/Unique constraint|prisma/i);
     } finally {
       delete process.env.GATEWAY_SEED_KEYS;
@@ -118,7 +137,11 @@ describe('key management CLI (same service as the gateway)', () => {
   });
 
   it('rotates a key: a new secret once, the old one kept for the grace period', async () => {
-    await createKey(cli, { name: `rotate-${unique}`, json: true, budget: 100_000, budgetPeriod: 'day' }, io);
+    await createKey(
+      cli,
+      { name: `rotate-${unique}`, json: true, budget: 100_000, budgetPeriod: 'day' },
+      io,
+    );
     const created = JSON.parse(lines[0]);
     expect(created).toMatchObject({ token_budget: 100_000, budget_period: 'day' });
     lines = [];
@@ -132,18 +155,29 @@ describe('key management CLI (same service as the gateway)', () => {
 
   it('seeds budgets and rejects a budget without its period', async () => {
     process.env.GATEWAY_SEED_KEYS = JSON.stringify([
-      { name: `budget-${unique}`, key: `gk-budget-${unique}-zzzzzzzzzzzz`, token_budget: 5000, budget_period: 'month' },
+      {
+        name: `budget-${unique}`,
+        key: `gk-budget-${unique}-zzzzzzzzzzzz`,
+        token_budget: 5000,
+        budget_period: 'month',
+      },
     ]);
     try {
       await seedKeys(cli, io);
-      process.env.GATEWAY_SEED_KEYS = JSON.stringify([{ name: 'y', key: `gk-budget-${unique}-wwwwwwwwwwww`, token_budget: 5 }]);
-      await expect(seedKeys(cli, io)).rejects.toThrow('"token_budget" and "budget_period" go together');
+      process.env.GATEWAY_SEED_KEYS = JSON.stringify([
+        { name: 'y', key: `gk-budget-${unique}-wwwwwwwwwwww`, token_budget: 5 },
+      ]);
+      await expect(seedKeys(cli, io)).rejects.toThrow(
+        '"token_budget" and "budget_period" go together',
+      );
     } finally {
       delete process.env.GATEWAY_SEED_KEYS;
     }
     lines = [];
     await listKeys(cli, true, io);
-    const seeded = JSON.parse(lines[0]).find((k: { name: string }) => k.name === `budget-${unique}`);
+    const seeded = JSON.parse(lines[0]).find(
+      (k: { name: string }) => k.name === `budget-${unique}`,
+    );
     expect(seeded).toMatchObject({ token_budget: 5000, budget_period: 'month' });
   });
 
@@ -154,6 +188,8 @@ describe('key management CLI (same service as the gateway)', () => {
     expect(response.headers['x-ratelimit-limit-requests']).toBeUndefined();
     lines = [];
     await createKey(cli, { name: `limited-${unique}`, json: true }, io);
-    expect((await ask(JSON.parse(lines[0]).secret)).headers['x-ratelimit-limit-requests']).toBe('100');
+    expect((await ask(JSON.parse(lines[0]).secret)).headers['x-ratelimit-limit-requests']).toBe(
+      '100',
+    );
   });
 });

@@ -14,10 +14,30 @@ describe('POST /v1/chat/completions (non-streaming) through an OpenAI-compatible
     backup = await FakeOpenAiUpstream.start();
     gateway = await startTestApp({
       models: {
-        'alpha-k3': [{ provider: 'openai', base_url: upstream.url, api_key: 'sk-upstream-secret', model: 'gpt-upstream-1' }],
+        'alpha-k3': [
+          {
+            provider: 'openai',
+            base_url: upstream.url,
+            api_key: 'sk-upstream-secret',
+            model: 'gpt-upstream-1',
+          },
+        ],
         'beta-v4-pro-0813': [
-          { provider: 'openai', base_url: upstream.url, api_key: 'sk-upstream-secret', model: 'primary-model', name: 'primary' },
-          { provider: 'openai', base_url: backup.url, api_key: 'sk-backup-secret', model: 'backup-model', name: 'backup', weight: 0 },
+          {
+            provider: 'openai',
+            base_url: upstream.url,
+            api_key: 'sk-upstream-secret',
+            model: 'primary-model',
+            name: 'primary',
+          },
+          {
+            provider: 'openai',
+            base_url: backup.url,
+            api_key: 'sk-backup-secret',
+            model: 'backup-model',
+            name: 'backup',
+            weight: 0,
+          },
         ],
         'beta-v4-flash-0731': [{ provider: 'mock' }],
       },
@@ -32,7 +52,9 @@ describe('POST /v1/chat/completions (non-streaming) through an OpenAI-compatible
   });
 
   it('answers the official openai client with the contract shape', async () => {
-    upstream.next(completion('Paris is the capital of France.', { prompt_tokens: 14, completion_tokens: 7 }));
+    upstream.next(
+      completion('Paris is the capital of France.', { prompt_tokens: 14, completion_tokens: 7 }),
+    );
     const client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
     const before = Math.floor(Date.now() / 1000);
 
@@ -52,7 +74,12 @@ describe('POST /v1/chat/completions (non-streaming) through an OpenAI-compatible
     expect(result.created).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
     expect(result.model).toBe('alpha-k3');
     expect(result.choices).toEqual([
-      { index: 0, message: { role: 'assistant', content: 'Paris is the capital of France.' }, finish_reason: 'stop', logprobs: null },
+      {
+        index: 0,
+        message: { role: 'assistant', content: 'Paris is the capital of France.' },
+        finish_reason: 'stop',
+        logprobs: null,
+      },
     ]);
     expect(result.usage).toEqual({ prompt_tokens: 14, completion_tokens: 7, total_tokens: 21 });
 
@@ -107,7 +134,12 @@ describe('POST /v1/chat/completions (non-streaming) through an OpenAI-compatible
         presence_penalty: 0.5,
         frequency_penalty: -0.5,
         response_format: { type: 'json_object' },
-        tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }],
+        tools: [
+          {
+            type: 'function',
+            function: { name: 'lookup', parameters: { type: 'object', properties: {} } },
+          },
+        ],
         tool_choice: 'auto',
         n: 3,
         logprobs: true,
@@ -125,7 +157,12 @@ describe('POST /v1/chat/completions (non-streaming) through an OpenAI-compatible
       presence_penalty: 0.5,
       frequency_penalty: -0.5,
       response_format: { type: 'json_object' },
-      tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'lookup', parameters: { type: 'object', properties: {} } },
+        },
+      ],
       tool_choice: 'auto',
       n: 3,
       logprobs: true,
@@ -133,7 +170,9 @@ describe('POST /v1/chat/completions (non-streaming) through an OpenAI-compatible
   });
 
   it('relays tool calls from the provider', async () => {
-    const toolCalls = [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } }];
+    const toolCalls = [
+      { id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } },
+    ];
     upstream.next((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
@@ -142,7 +181,13 @@ describe('POST /v1/chat/completions (non-streaming) through an OpenAI-compatible
           object: 'chat.completion',
           created: 1,
           model: req.body.model,
-          choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: toolCalls }, finish_reason: 'tool_calls' }],
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: null, tool_calls: toolCalls },
+              finish_reason: 'tool_calls',
+            },
+          ],
           usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 },
         }),
       );
@@ -173,7 +218,11 @@ describe('POST /v1/chat/completions (non-streaming) through an OpenAI-compatible
 
   it('does not fail over on a request the provider rejects as invalid', async () => {
     const backupCalls = backup.requests.length;
-    upstream.next(errorResponse(400, { error: { message: 'bad stop sequence', type: 'invalid_request_error' } }));
+    upstream.next(
+      errorResponse(400, {
+        error: { message: 'bad stop sequence', type: 'invalid_request_error' },
+      }),
+    );
     const response = await request(gateway.url)
       .post('/v1/chat/completions')
       .set('Authorization', `Bearer ${key}`)
@@ -185,8 +234,13 @@ describe('POST /v1/chat/completions (non-streaming) through an OpenAI-compatible
 
   it('serves the built-in mock deployment', async () => {
     const client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
-    const result = await client.chat.completions.create({ model: 'beta-v4-flash-0731', messages: [{ role: 'user', content: 'ping' }] });
-    expect(result.choices[0].message.content).toBe('This is a mock answer from beta-v4-flash-0731. You said: "ping"');
+    const result = await client.chat.completions.create({
+      model: 'beta-v4-flash-0731',
+      messages: [{ role: 'user', content: 'ping' }],
+    });
+    expect(result.choices[0].message.content).toBe(
+      'This is a mock answer from beta-v4-flash-0731. You said: "ping"',
+    );
     expect(result.usage?.completion_tokens).toBe(10);
     const limited = await client.chat.completions.create({
       model: 'beta-v4-flash-0731',
@@ -206,7 +260,8 @@ describe('POST /v1/chat/completions (non-streaming) through an OpenAI-compatible
       { model: 'alpha-k3', messages: [{ role: 'user', content: 'take your time' }] },
       { signal: controller.signal },
     );
-    while (upstream.lastRequest?.body?.messages?.[0]?.content !== 'take your time') await new Promise((r) => setTimeout(r, 5));
+    while (upstream.lastRequest?.body?.messages?.[0]?.content !== 'take your time')
+      await new Promise((r) => setTimeout(r, 5));
     controller.abort();
     await expect(pending).rejects.toThrow();
     await aborted;
@@ -222,9 +277,15 @@ describe('POST /v1/chat/completions (non-streaming) through an OpenAI-compatible
         role: 'user',
         content: [
           { type: 'text', text: 'What is in this picture?' },
-          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' } },
+          {
+            type: 'image_url',
+            image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' },
+          },
           { type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } },
-          { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0=', filename: 'a.pdf' } },
+          {
+            type: 'file',
+            file: { file_data: 'data:application/pdf;base64,JVBERi0=', filename: 'a.pdf' },
+          },
         ],
       },
       { role: 'assistant', content: [{ type: 'refusal', refusal: 'I cannot.' }] },

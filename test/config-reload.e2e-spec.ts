@@ -7,7 +7,11 @@ import request from 'supertest';
 import { ADMIN_KEY } from './support/admin';
 
 const ROOT = join(__dirname, '..');
-const mock = (extra: Record<string, unknown> = {}) => ({ provider: 'mock', chunk_delay_ms: 5, ...extra });
+const mock = (extra: Record<string, unknown> = {}) => ({
+  provider: 'mock',
+  chunk_delay_ms: 5,
+  ...extra,
+});
 const until = async (check: () => boolean, ms = 60_000) => {
   const started = Date.now();
   while (!check()) {
@@ -26,12 +30,19 @@ describe('hot reload of GATEWAY_CONFIG (built gateway)', () => {
   let url: string;
   let client: OpenAI;
   let file: string;
-  const write = (models: Record<string, unknown[]>) => writeFileSync(file, JSON.stringify({ models })); // JSON is YAML
-  const reload = () => request(url).post('/admin/config/reload').set('Authorization', `Bearer ${ADMIN_KEY}`);
-  const chat = (model: string) => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
+  const write = (models: Record<string, unknown[]>) =>
+    writeFileSync(file, JSON.stringify({ models })); // JSON is YAML
+  const reload = () =>
+    request(url).post('/admin/config/reload').set('Authorization', `Bearer ${ADMIN_KEY}`);
+  const chat = (model: string) =>
+    client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
 
   beforeAll(async () => {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT });
+    execFileSync(
+      process.execPath,
+      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+      { cwd: ROOT },
+    );
     const dir = mkdtempSync(join(tmpdir(), 'gateway-reload-'));
     file = join(dir, 'gateway.yaml');
     write({ 'alpha-k3': [mock()] });
@@ -52,9 +63,17 @@ describe('hot reload of GATEWAY_CONFIG (built gateway)', () => {
       },
     });
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    await until(() => /gateway listening on (http:\S+)\/v1/.test(stdout) && /Demo virtual key: (gk-\S+)/.test(stdout));
+    await until(
+      () =>
+        /gateway listening on (http:\S+)\/v1/.test(stdout) &&
+        /Demo virtual key: (gk-\S+)/.test(stdout),
+    );
     url = /gateway listening on (http:\S+)\/v1/.exec(stdout)![1];
-    client = new OpenAI({ apiKey: /Demo virtual key: (gk-\S+)/.exec(stdout)![1], baseURL: `${url}/v1`, maxRetries: 0 });
+    client = new OpenAI({
+      apiKey: /Demo virtual key: (gk-\S+)/.exec(stdout)![1],
+      baseURL: `${url}/v1`,
+      maxRetries: 0,
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -69,7 +88,11 @@ describe('hot reload of GATEWAY_CONFIG (built gateway)', () => {
     write({ 'alpha-k3': [mock()], 'beta-new': [mock()] });
     const response = await reload();
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ object: 'config_reload', source: file, models: ['alpha-k3', 'beta-new'] });
+    expect(response.body).toEqual({
+      object: 'config_reload',
+      source: file,
+      models: ['alpha-k3', 'beta-new'],
+    });
     expect((await chat('beta-new')).model).toBe('beta-new');
   });
 
@@ -78,7 +101,8 @@ describe('hot reload of GATEWAY_CONFIG (built gateway)', () => {
     child.kill('SIGHUP');
     const started = Date.now();
     let answer: OpenAI.ChatCompletion | undefined;
-    while (!answer && Date.now() - started < 1000) answer = await chat('gamma-hup').catch(() => undefined);
+    while (!answer && Date.now() - started < 1000)
+      answer = await chat('gamma-hup').catch(() => undefined);
     expect(answer?.model).toBe('gamma-hup');
     expect(child.exitCode).toBeNull();
   });
@@ -113,7 +137,11 @@ describe('hot reload of GATEWAY_CONFIG (built gateway)', () => {
       while (running) {
         try {
           if (stream) {
-            const chunks = await client.chat.completions.create({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hello there' }], stream: true });
+            const chunks = await client.chat.completions.create({
+              model: 'alpha-k3',
+              messages: [{ role: 'user', content: 'hello there' }],
+              stream: true,
+            });
             let finished = false;
             for await (const chunk of chunks) if (chunk.choices[0]?.finish_reason) finished = true;
             if (!finished) throw new Error('stream ended without finish_reason');
@@ -130,7 +158,11 @@ describe('hot reload of GATEWAY_CONFIG (built gateway)', () => {
     for (let round = 0; round < 6; round++) {
       await new Promise((resolve) => setTimeout(resolve, 150));
       // Change the deployment's settings, and add then remove another model, by both routes.
-      write(round % 2 === 0 ? { 'alpha-k3': [mock({ chunk_delay_ms: 8 })], 'delta-extra': [mock()] } : { 'alpha-k3': [mock()] });
+      write(
+        round % 2 === 0
+          ? { 'alpha-k3': [mock({ chunk_delay_ms: 8 })], 'delta-extra': [mock()] }
+          : { 'alpha-k3': [mock()] },
+      );
       if (round % 2 === 0) expect((await reload()).status).toBe(200);
       else child.kill('SIGHUP');
     }

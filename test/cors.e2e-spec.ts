@@ -14,7 +14,9 @@ async function preflight(url: string, origin: string) {
 describe('CORS with CORS_ORIGINS set', () => {
   let gateway: TestApp;
   beforeAll(async () => {
-    gateway = await startTestApp({ env: { CORS_ORIGINS: `${ALLOWED}, https://other.example.org` } });
+    gateway = await startTestApp({
+      env: { CORS_ORIGINS: `${ALLOWED}, https://other.example.org` },
+    });
   });
   afterAll(() => gateway.close());
 
@@ -22,20 +24,34 @@ describe('CORS with CORS_ORIGINS set', () => {
     const response = await preflight(gateway.url, ALLOWED);
     expect(response.status).toBe(204);
     expect(response.headers['access-control-allow-origin']).toBe(ALLOWED);
-    const allowed = String(response.headers['access-control-allow-headers']).toLowerCase().split(',');
+    const allowed = String(response.headers['access-control-allow-headers'])
+      .toLowerCase()
+      .split(',');
     expect(allowed).toEqual(expect.arrayContaining(['authorization', 'content-type']));
     expect(String(response.headers['access-control-allow-methods'])).toContain('POST');
   });
 
-  it("allows the headers the official openai client sends from a browser (x-stainless-*)", async () => {
+  it('allows the headers the official openai client sends from a browser (x-stainless-*)', async () => {
     const response = await request(gateway.url)
       .options('/v1/chat/completions')
       .set('Origin', ALLOWED)
       .set('Access-Control-Request-Method', 'POST')
-      .set('Access-Control-Request-Headers', 'authorization,content-type,x-stainless-os,x-stainless-retry-count,x-stainless-timeout');
+      .set(
+        'Access-Control-Request-Headers',
+        'authorization,content-type,x-stainless-os,x-stainless-retry-count,x-stainless-timeout',
+      );
     expect(response.headers['access-control-allow-origin']).toBe(ALLOWED);
-    const allowed = String(response.headers['access-control-allow-headers']).toLowerCase().split(',');
-    expect(allowed).toEqual(expect.arrayContaining(['authorization', 'x-stainless-os', 'x-stainless-retry-count', 'x-stainless-timeout']));
+    const allowed = String(response.headers['access-control-allow-headers'])
+      .toLowerCase()
+      .split(',');
+    expect(allowed).toEqual(
+      expect.arrayContaining([
+        'authorization',
+        'x-stainless-os',
+        'x-stainless-retry-count',
+        'x-stainless-timeout',
+      ]),
+    );
     expect(response.headers['access-control-allow-credentials']).toBeUndefined();
   });
 
@@ -54,8 +70,19 @@ describe('CORS with CORS_ORIGINS set', () => {
     expect(ok.status).toBe(200);
     expect(ok.headers['access-control-allow-origin']).toBe(ALLOWED);
     const exposed = String(ok.headers['access-control-expose-headers']).split(',');
-    expect(exposed).toEqual(expect.arrayContaining(['x-request-id', 'retry-after', 'x-ratelimit-remaining-requests', 'x-gateway-deployment', 'x-gateway-overhead-ms']));
-    const unauthorized = await request(gateway.url).post('/v1/chat/completions').set('Origin', ALLOWED).send({});
+    expect(exposed).toEqual(
+      expect.arrayContaining([
+        'x-request-id',
+        'retry-after',
+        'x-ratelimit-remaining-requests',
+        'x-gateway-deployment',
+        'x-gateway-overhead-ms',
+      ]),
+    );
+    const unauthorized = await request(gateway.url)
+      .post('/v1/chat/completions')
+      .set('Origin', ALLOWED)
+      .send({});
     expect(unauthorized.status).toBe(401);
     expect(unauthorized.headers['access-control-allow-origin']).toBe(ALLOWED);
   });

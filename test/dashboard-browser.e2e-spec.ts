@@ -21,7 +21,10 @@ describe('dashboard in a real browser', () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`No browser at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(
+        `No browser at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`,
+      );
     buildDashboard();
     mkdirSync(ARTIFACTS, { recursive: true });
     // The real limits (10 calls per 10 s per session): normal use must stay inside them.
@@ -32,13 +35,18 @@ describe('dashboard in a real browser', () => {
     page = await context.newPage();
     // Any script error, CSP violation or failed call is a defect of the page.
     page.on('console', (message) => {
-      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(message.text());
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+        problems.push(message.text());
     });
     page.on('pageerror', (error) => problems.push(error.message));
     // The first call asks whether a session exists; its 401 before sign-in is the expected answer.
     page.on('response', (response) => {
-      const expected = response.status() === 401 && response.url().endsWith('/dashboard/api/session') && response.request().method() === 'GET';
-      if (response.status() >= 400 && !expected) problems.push(`${response.status()} ${response.request().method()} ${response.url()}`);
+      const expected =
+        response.status() === 401 &&
+        response.url().endsWith('/dashboard/api/session') &&
+        response.request().method() === 'GET';
+      if (response.status() >= 400 && !expected)
+        problems.push(`${response.status()} ${response.request().method()} ${response.url()}`);
     });
   }, 60_000);
 
@@ -47,7 +55,8 @@ describe('dashboard in a real browser', () => {
     await gateway?.close();
   });
 
-  const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const shot = (name: string) =>
+    page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 
   it('signs in, shows the base URL, creates a key, shows its usage, and revokes it', async () => {
     const started = Date.now();
@@ -56,9 +65,15 @@ describe('dashboard in a real browser', () => {
     const loadMs = Date.now() - started;
     const navigation = await page.evaluate(() => {
       const [entry] = performance.getEntriesByType('navigation') as PerformanceNavigationTiming[];
-      return { domContentLoadedMs: Math.round(entry.domContentLoadedEventEnd), loadMs: Math.round(entry.loadEventEnd) };
+      return {
+        domContentLoadedMs: Math.round(entry.domContentLoadedEventEnd),
+        loadMs: Math.round(entry.loadEventEnd),
+      };
     });
-    writeFileSync(join(ARTIFACTS, 'page-load.json'), `${JSON.stringify({ signInFormVisibleMs: loadMs, ...navigation }, null, 2)}\n`);
+    writeFileSync(
+      join(ARTIFACTS, 'page-load.json'),
+      `${JSON.stringify({ signInFormVisibleMs: loadMs, ...navigation }, null, 2)}\n`,
+    );
     await shot('sign-in');
 
     // Keyboard only: the form focuses the key input, Enter submits through the "Sign in" button.
@@ -70,7 +85,9 @@ describe('dashboard in a real browser', () => {
     // Overview: the base URL clients use.
     await expectText(page.locator('#base-url'), `${gateway.url}/v1`);
     await page.getByText('alpha-k3', { exact: true }).first().waitFor();
-    expect(await page.locator('details[open] pre').textContent()).toContain(`curl ${gateway.url}/v1/chat/completions`);
+    expect(await page.locator('details[open] pre').textContent()).toContain(
+      `curl ${gateway.url}/v1/chat/completions`,
+    );
     await shot('overview');
 
     // Keys: create one and read its secret, shown once.
@@ -88,31 +105,47 @@ describe('dashboard in a real browser', () => {
 
     // The secret works on /v1, and the call shows up on the Usage page.
     const client = new OpenAI({ apiKey: secret, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
-    const completion = await client.chat.completions.create({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hello from the browser test' }] });
+    const completion = await client.chat.completions.create({
+      model: 'alpha-k3',
+      messages: [{ role: 'user', content: 'hello from the browser test' }],
+    });
     expect(completion.choices[0].message.content).toEqual(expect.any(String));
     // Wait for the usage flush on the server side, so the page is loaded once.
     const usage = gateway.app.get(UsageReport);
     const { id: keyId } = await gateway.app.get(VirtualKeyService).get(name);
-    await eventually(async () => {
-      expect((await usage.report({ groupBy: 'key', keyId }))[0]?.requests).toBe(1);
-    }, 5_000, 100);
+    await eventually(
+      async () => {
+        expect((await usage.report({ groupBy: 'key', keyId }))[0]?.requests).toBe(1);
+      },
+      5_000,
+      100,
+    );
     await page.getByRole('link', { name: 'Usage' }).click();
     const row = page.locator('#usage-totals tbody tr', { hasText: name });
     await row.waitFor();
     expect(await row.locator('td').first().textContent()).toBe('1');
     expect(await page.locator('.chart canvas').count()).toBeGreaterThanOrEqual(4); // uPlot drew the charts
     await shot('usage');
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Export CSV' }).click(),
+    ]);
     const csv = readFileSync((await download.path())!, 'utf8').split('\n');
-    expect(csv[0]).toBe('time,group_by,group,requests,errors,prompt_tokens,completion_tokens,total_tokens,avg_latency_ms');
-    expect(csv.find((line) => line.includes(`"${name}"`))).toMatch(new RegExp(`,key,"${name}",1,0,`));
+    expect(csv[0]).toBe(
+      'time,group_by,group,requests,errors,prompt_tokens,completion_tokens,total_tokens,avg_latency_ms',
+    );
+    expect(csv.find((line) => line.includes(`"${name}"`))).toMatch(
+      new RegExp(`,key,"${name}",1,0,`),
+    );
 
     // Revoke it in the page (with confirmation); the next /v1 call is refused.
     await page.getByRole('link', { name: 'Keys' }).click();
     page.once('dialog', (dialog) => dialog.accept());
     await page.getByRole('button', { name: `Revoke ${name}` }).click();
     await page.getByRole('row', { name: new RegExp(`${name}.*revoked`) }).waitFor();
-    const refused = await client.chat.completions.create({ model: 'alpha-k3', messages: [{ role: 'user', content: 'again' }] }).catch((error: unknown) => error);
+    const refused = await client.chat.completions
+      .create({ model: 'alpha-k3', messages: [{ role: 'user', content: 'again' }] })
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(OpenAI.AuthenticationError);
     expect((refused as InstanceType<typeof OpenAI.AuthenticationError>).code).toBe('key_revoked');
 

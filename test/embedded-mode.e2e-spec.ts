@@ -48,7 +48,13 @@ describe('embedded database (PGlite)', () => {
         .set('Authorization', `Bearer ${created.body.secret}`)
         .send({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }] });
     expect((await send()).status).toBe(200);
-    await eventually(async () => expect((await admin.get(`/usage?key_id=${created.body.id}`)).body.data[0]?.requests).toBe(1), 3_000);
+    await eventually(
+      async () =>
+        expect((await admin.get(`/usage?key_id=${created.body.id}`)).body.data[0]?.requests).toBe(
+          1,
+        ),
+      3_000,
+    );
 
     const rotated = await admin.post(`/keys/${created.body.id}/rotate`, { grace_seconds: 0 });
     expect(rotated.status).toBe(200);
@@ -74,21 +80,30 @@ describe('embedded database (PGlite)', () => {
 
     const client = new Client({ connectionString: url });
     await client.connect();
-    expect((await client.query('SELECT count(*)::int AS n FROM virtual_keys')).rows[0].n).toBeGreaterThanOrEqual(0);
+    expect(
+      (await client.query('SELECT count(*)::int AS n FROM virtual_keys')).rows[0].n,
+    ).toBeGreaterThanOrEqual(0);
     await client.end();
   });
 
   (process.getuid?.() === 0 ? it : it.skip)('refuses another local user at the file system', () => {
     const socket = join(dataDir, 'socket', '.s.PGSQL.5432');
     const probe = `require('net').connect(${JSON.stringify(socket)}).on('connect', () => { console.log('connected'); process.exit(0); }).on('error', (e) => { console.log(e.code); process.exit(0); })`;
-    const output = execFileSync(process.execPath, ['-e', probe], { uid: 65534, gid: 65534, encoding: 'utf8' }).trim();
+    const output = execFileSync(process.execPath, ['-e', probe], {
+      uid: 65534,
+      gid: 65534,
+      encoding: 'utf8',
+    }).trim();
     expect(output).toBe('EACCES');
   });
 });
 
 describe('embedded database in a data folder too deep for a socket path', () => {
   it('puts the socket in a private temp folder, removes it on stop, and closes an existing data folder to others', async () => {
-    const deep = join(mkdtempSync(join(tmpdir(), 'gateway-embedded-')), 'a-rather-long-folder-name'.repeat(4));
+    const deep = join(
+      mkdtempSync(join(tmpdir(), 'gateway-embedded-')),
+      'a-rather-long-folder-name'.repeat(4),
+    );
     mkdirSync(deep, { mode: 0o755 }); // as an older version left it
     const embedded = await EmbeddedPostgres.start(deep);
     expect(statSync(deep).mode & 0o777).toBe(0o700);

@@ -5,7 +5,9 @@ import OpenAI from 'openai';
 import { startTestApp, TestApp } from './support/test-app';
 
 /** The quick start: no DATABASE_URL, no GATEWAY_CONFIG. */
-async function startOnEmbeddedDefaults(dataDir: string): Promise<{ gateway: TestApp; printed: string }> {
+async function startOnEmbeddedDefaults(
+  dataDir: string,
+): Promise<{ gateway: TestApp; printed: string }> {
   const savedUrl = process.env.DATABASE_URL;
   const written: string[] = [];
   const originalWrite = process.stdout.write.bind(process.stdout);
@@ -15,7 +17,9 @@ async function startOnEmbeddedDefaults(dataDir: string): Promise<{ gateway: Test
   }) as typeof process.stdout.write;
   delete process.env.DATABASE_URL;
   try {
-    const gateway = await startTestApp({ env: { GATEWAY_DATA_DIR: dataDir, DATABASE_URL: '', GATEWAY_CONFIG: '' } });
+    const gateway = await startTestApp({
+      env: { GATEWAY_DATA_DIR: dataDir, DATABASE_URL: '', GATEWAY_CONFIG: '' },
+    });
     return { gateway, printed: written.join('') };
   } finally {
     process.env.DATABASE_URL = savedUrl;
@@ -35,7 +39,10 @@ describe('embedded defaults: PGlite and the mock provider', () => {
       demoKey = match![1];
       const client = new OpenAI({ apiKey: demoKey, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
       for (const model of ['alpha-k3', 'beta-v4-pro-0813', 'beta-v4-flash-0731']) {
-        const result = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hello' }] });
+        const result = await client.chat.completions.create({
+          model,
+          messages: [{ role: 'user', content: 'hello' }],
+        });
         expect(result.model).toBe(model);
         expect(result.choices[0].message.content).toContain(`mock answer from ${model}`);
       }
@@ -49,7 +56,10 @@ describe('embedded defaults: PGlite and the mock provider', () => {
     try {
       expect(printed).not.toContain('Demo virtual key');
       const client = new OpenAI({ apiKey: demoKey, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
-      const result = await client.chat.completions.create({ model: 'alpha-k3', messages: [{ role: 'user', content: 'again' }] });
+      const result = await client.chat.completions.create({
+        model: 'alpha-k3',
+        messages: [{ role: 'user', content: 'again' }],
+      });
       expect(result.object).toBe('chat.completion');
     } finally {
       await gateway.close();

@@ -20,7 +20,12 @@ function sendRaw(url: string, bytes: string): Promise<RawResponse> {
       const text = Buffer.concat(chunks).toString();
       const [head, ...rest] = text.split('\r\n\r\n');
       const [statusLine, ...headerLines] = head.split('\r\n');
-      const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        headerLines.map((line) => [
+          line.slice(0, line.indexOf(':')).toLowerCase(),
+          line.slice(line.indexOf(':') + 1).trim(),
+        ]),
+      );
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
     });
   });
@@ -32,7 +37,15 @@ function expectEnvelope(response: RawResponse, status: number, code: string): vo
   expect(response.headers['x-request-id']).toMatch(/^req_[0-9a-f]{24}$/);
   expect(Number(response.headers['content-length'])).toBe(Buffer.byteLength(response.body));
   const body = JSON.parse(response.body);
-  expect(body).toEqual({ error: { message: expect.any(String), type: 'invalid_request_error', param: null, code, source: 'gateway' } });
+  expect(body).toEqual({
+    error: {
+      message: expect.any(String),
+      type: 'invalid_request_error',
+      param: null,
+      code,
+      source: 'gateway',
+    },
+  });
 }
 
 describe("errors Node's HTTP server answers itself are in the envelope too", () => {
@@ -44,12 +57,18 @@ describe("errors Node's HTTP server answers itself are in the envelope too", () 
   afterAll(() => gateway.close());
 
   it('431 headers_too_large for 20 KB of headers', async () => {
-    const response = await sendRaw(gateway.url, `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const response = await sendRaw(
+      gateway.url,
+      `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
     expectEnvelope(response, 431, 'headers_too_large');
   });
 
   it('400 malformed_request for a Content-Length that is not a number', async () => {
-    const response = await sendRaw(gateway.url, 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}');
+    const response = await sendRaw(
+      gateway.url,
+      'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}',
+    );
     expectEnvelope(response, 400, 'malformed_request');
   });
 
@@ -59,7 +78,10 @@ describe("errors Node's HTTP server answers itself are in the envelope too", () 
   });
 
   it('417 expectation_failed for an Expect other than 100-continue', async () => {
-    const response = await sendRaw(gateway.url, 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nExpect: 100-foo\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}');
+    const response = await sendRaw(
+      gateway.url,
+      'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nExpect: 100-foo\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+    );
     expectEnvelope(response, 417, 'expectation_failed');
   });
 
@@ -71,7 +93,10 @@ describe("errors Node's HTTP server answers itself are in the envelope too", () 
       .set('Content-Encoding', 'compress')
       .send('{}');
     expect(response.status).toBe(415);
-    expect(response.body.error).toMatchObject({ code: 'unsupported_media_type', type: 'invalid_request_error' });
+    expect(response.body.error).toMatchObject({
+      code: 'unsupported_media_type',
+      type: 'invalid_request_error',
+    });
     expect(response.body.error.message).toContain('Content-Encoding "compress" is not supported');
   });
 });

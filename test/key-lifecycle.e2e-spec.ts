@@ -8,7 +8,11 @@ import { startTestApp, TestApp } from './support/test-app';
 
 const chat = (model = 'alpha-k3') => ({ model, messages: [{ role: 'user', content: 'hi' }] });
 // A cache that would hide any change for a minute: whatever is seen sooner came from a notification.
-const LONG_CACHE = { ADMIN_API_KEY: ADMIN_KEY, ADMIN_RATE_LIMIT: '1000', KEY_CACHE_TTL_MS: '60000' };
+const LONG_CACHE = {
+  ADMIN_API_KEY: ADMIN_KEY,
+  ADMIN_RATE_LIMIT: '1000',
+  KEY_CACHE_TTL_MS: '60000',
+};
 const unique = (name: string) => `${name}-${process.pid}-${Date.now()}`;
 
 describe('key lifecycle across two gateway instances', () => {
@@ -16,14 +20,20 @@ describe('key lifecycle across two gateway instances', () => {
   let two: TestApp;
 
   beforeAll(async () => {
-    [one, two] = await Promise.all([startTestApp({ env: LONG_CACHE }), startTestApp({ env: LONG_CACHE })]);
+    [one, two] = await Promise.all([
+      startTestApp({ env: LONG_CACHE }),
+      startTestApp({ env: LONG_CACHE }),
+    ]);
   });
   afterAll(async () => {
     await Promise.all([one.close(), two.close()]);
   });
 
   const callWith = (gateway: TestApp, secret: string, model = 'alpha-k3') =>
-    request(gateway.url).post('/v1/chat/completions').set('Authorization', `Bearer ${secret}`).send(chat(model));
+    request(gateway.url)
+      .post('/v1/chat/completions')
+      .set('Authorization', `Bearer ${secret}`)
+      .send(chat(model));
 
   it('a key revoked through one instance is refused by the other within a second', async () => {
     const created = await adminApi(one.url).post('/keys', { name: unique('revoked-everywhere') });
@@ -46,12 +56,18 @@ describe('key lifecycle across two gateway instances', () => {
     const oldSecret = created.body.secret;
     expect((await callWith(two, oldSecret)).status).toBe(200);
 
-    const rotated = await adminApi(one.url).post(`/keys/${created.body.id}/rotate`, { grace_seconds: 3 });
+    const rotated = await adminApi(one.url).post(`/keys/${created.body.id}/rotate`, {
+      grace_seconds: 3,
+    });
     expect(rotated.status).toBe(200);
     const newSecret = rotated.body.secret;
     expect(newSecret).toMatch(/^gk-/);
     expect(newSecret).not.toBe(oldSecret);
-    expect(rotated.body).toMatchObject({ id: created.body.id, key_prefix: newSecret.slice(0, 10), status: 'active' });
+    expect(rotated.body).toMatchObject({
+      id: created.body.id,
+      key_prefix: newSecret.slice(0, 10),
+      status: 'active',
+    });
     const graceEnds = Date.parse(rotated.body.previous_secret_expires_at);
     expect(graceEnds - Date.now()).toBeGreaterThan(1_500);
     expect(graceEnds - Date.now()).toBeLessThanOrEqual(3_000);
@@ -72,14 +88,23 @@ describe('key lifecycle across two gateway instances', () => {
   it('rotating again ends the grace of the earlier secret at once; grace 0 ends it at once', async () => {
     const created = await adminApi(one.url).post('/keys', { name: unique('rotated-twice') });
     const first = created.body.secret;
-    const second = (await adminApi(one.url).post(`/keys/${created.body.id}/rotate`, { grace_seconds: 600 })).body.secret;
+    const second = (
+      await adminApi(one.url).post(`/keys/${created.body.id}/rotate`, { grace_seconds: 600 })
+    ).body.secret;
     expect((await callWith(two, first)).status).toBe(200);
-    const third = (await adminApi(one.url).post(`/keys/${created.body.id}/rotate`, { grace_seconds: 600 })).body.secret;
-    await eventually(async () => expect((await callWith(two, first)).body.error?.code).toBe('invalid_api_key'), 1_000);
+    const third = (
+      await adminApi(one.url).post(`/keys/${created.body.id}/rotate`, { grace_seconds: 600 })
+    ).body.secret;
+    await eventually(
+      async () => expect((await callWith(two, first)).body.error?.code).toBe('invalid_api_key'),
+      1_000,
+    );
     expect((await callWith(two, second)).status).toBe(200);
     expect((await callWith(two, third)).status).toBe(200);
 
-    const rotated = await adminApi(one.url).post(`/keys/${created.body.id}/rotate`, { grace_seconds: 0 });
+    const rotated = await adminApi(one.url).post(`/keys/${created.body.id}/rotate`, {
+      grace_seconds: 0,
+    });
     expect(rotated.body.previous_secret_expires_at).toBeNull();
     await eventually(async () => expect((await callWith(two, third)).status).toBe(401), 1_000);
     expect((await callWith(two, rotated.body.secret)).status).toBe(200);
@@ -87,7 +112,10 @@ describe('key lifecycle across two gateway instances', () => {
 
   it('an expired key is refused, even from the cache, the moment it expires', async () => {
     const expiresAt = new Date(Date.now() + 1_500);
-    const created = await adminApi(one.url).post('/keys', { name: unique('expiring'), expires_at: expiresAt.toISOString() });
+    const created = await adminApi(one.url).post('/keys', {
+      name: unique('expiring'),
+      expires_at: expiresAt.toISOString(),
+    });
     expect((await callWith(two, created.body.secret)).status).toBe(200);
     await sleep(expiresAt.getTime() - Date.now() + 20);
     const refused = await callWith(two, created.body.secret);
@@ -97,20 +125,41 @@ describe('key lifecycle across two gateway instances', () => {
 
     // Extending the expiry brings it back, on the other instance too.
     await adminApi(one.url).patch(`/keys/${created.body.id}`, { expires_at: null });
-    await eventually(async () => expect((await callWith(two, created.body.secret)).status).toBe(200), 1_000);
+    await eventually(
+      async () => expect((await callWith(two, created.body.secret)).status).toBe(200),
+      1_000,
+    );
   });
 
   it('a key limited to some models gets 403 model_not_allowed for the others, as the openai client expects', async () => {
-    const created = await adminApi(one.url).post('/keys', { name: unique('allowed'), allowed_models: ['alpha-k3', 'beta-v4-pro-0813'] });
-    const client = new OpenAI({ apiKey: created.body.secret, baseURL: `${two.url}/v1`, maxRetries: 0 });
-    const ok = await client.chat.completions.create({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }] });
+    const created = await adminApi(one.url).post('/keys', {
+      name: unique('allowed'),
+      allowed_models: ['alpha-k3', 'beta-v4-pro-0813'],
+    });
+    const client = new OpenAI({
+      apiKey: created.body.secret,
+      baseURL: `${two.url}/v1`,
+      maxRetries: 0,
+    });
+    const ok = await client.chat.completions.create({
+      model: 'alpha-k3',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(ok.object).toBe('chat.completion');
     const error = await client.chat.completions
       .create({ model: 'beta-v4-flash-0731', messages: [{ role: 'user', content: 'hi' }] })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.PermissionDeniedError);
-    expect(error).toMatchObject({ status: 403, code: 'model_not_allowed', type: 'permission_error', param: 'model' });
-    const streamed = await callWith(two, created.body.secret, 'beta-v4-flash-0731').send({ ...chat('beta-v4-flash-0731'), stream: true });
+    expect(error).toMatchObject({
+      status: 403,
+      code: 'model_not_allowed',
+      type: 'permission_error',
+      param: 'model',
+    });
+    const streamed = await callWith(two, created.body.secret, 'beta-v4-flash-0731').send({
+      ...chat('beta-v4-flash-0731'),
+      stream: true,
+    });
     expect(streamed.status).toBe(403);
     // A model that does not exist stays 404, whatever the key may use.
     expect((await callWith(two, created.body.secret, 'gamma-x')).status).toBe(404);
@@ -127,7 +176,10 @@ describe('key lifecycle across two gateway instances', () => {
       );
       expect(rowCount).toBe(2);
       await eventually(async () => {
-        const { rows } = await database.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [listenerName()]);
+        const { rows } = await database.query(
+          'SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()',
+          [listenerName()],
+        );
         expect(rows[0].n).toBe(2);
       }, 3_000);
     } finally {
@@ -136,6 +188,9 @@ describe('key lifecycle across two gateway instances', () => {
     const created = await adminApi(one.url).post('/keys', { name: unique('after-reconnect') });
     expect((await callWith(two, created.body.secret)).status).toBe(200);
     await adminApi(one.url).post(`/keys/${created.body.id}/revoke`);
-    await eventually(async () => expect((await callWith(two, created.body.secret)).status).toBe(401), 1_000);
+    await eventually(
+      async () => expect((await callWith(two, created.body.secret)).status).toBe(401),
+      1_000,
+    );
   });
 });

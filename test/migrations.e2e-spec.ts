@@ -51,10 +51,15 @@ describe('migration runner (Prisma layout, Prisma bookkeeping)', () => {
 
   it('lets only one of two concurrent runners apply (advisory lock)', async () => {
     await withEmptyDatabase(async (url) => {
-      const [a, b] = await Promise.all([runMigrations(url, MIGRATIONS_DIR), runMigrations(url, MIGRATIONS_DIR)]);
+      const [a, b] = await Promise.all([
+        runMigrations(url, MIGRATIONS_DIR),
+        runMigrations(url, MIGRATIONS_DIR),
+      ]);
       const total = readMigrations(MIGRATIONS_DIR).length;
       expect(a.applied.length + b.applied.length).toBe(total);
-      expect(await query(url, 'SELECT count(*)::int AS n FROM _prisma_migrations')).toEqual([{ n: total }]);
+      expect(await query(url, 'SELECT count(*)::int AS n FROM _prisma_migrations')).toEqual([
+        { n: total },
+      ]);
     });
   });
 
@@ -63,16 +68,27 @@ describe('migration runner (Prisma layout, Prisma bookkeeping)', () => {
       const dir = mkdtempSync(join(tmpdir(), 'migrations-'));
       cpSync(MIGRATIONS_DIR, dir, { recursive: true });
       mkdirSync(join(dir, '29991231000000_broken'));
-      writeFileSync(join(dir, '29991231000000_broken', 'migration.sql'), 'CREATE TABLE half_done (id int);\nSELECT * FROM no_such_table;\n');
+      writeFileSync(
+        join(dir, '29991231000000_broken', 'migration.sql'),
+        'CREATE TABLE half_done (id int);\nSELECT * FROM no_such_table;\n',
+      );
 
-      await expect(runMigrations(url, dir)).rejects.toThrow(/29991231000000_broken failed and was rolled back: .*no_such_table/);
+      await expect(runMigrations(url, dir)).rejects.toThrow(
+        /29991231000000_broken failed and was rolled back: .*no_such_table/,
+      );
       expect(await query(url, "SELECT to_regclass('half_done') AS t")).toEqual([{ t: null }]);
-      const [failed] = await query(url, "SELECT * FROM _prisma_migrations WHERE migration_name = '29991231000000_broken'");
+      const [failed] = await query(
+        url,
+        "SELECT * FROM _prisma_migrations WHERE migration_name = '29991231000000_broken'",
+      );
       expect(failed.finished_at).toBeNull();
       expect(failed.rolled_back_at).toBeInstanceOf(Date);
       expect(failed.logs).toContain('no_such_table');
 
-      writeFileSync(join(dir, '29991231000000_broken', 'migration.sql'), 'CREATE TABLE half_done (id int);\n');
+      writeFileSync(
+        join(dir, '29991231000000_broken', 'migration.sql'),
+        'CREATE TABLE half_done (id int);\n',
+      );
       const fixed = await runMigrations(url, dir);
       expect(fixed.applied).toEqual(['29991231000000_broken']);
     });
@@ -85,14 +101,20 @@ describe('migration runner (Prisma layout, Prisma bookkeeping)', () => {
         url,
         "INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at) VALUES ('00000000-0000-0000-0000-000000000001', 'x', '29990101000000_stuck', now())",
       );
-      await expect(runMigrations(url, MIGRATIONS_DIR)).rejects.toThrow(/29990101000000_stuck failed earlier/);
+      await expect(runMigrations(url, MIGRATIONS_DIR)).rejects.toThrow(
+        /29990101000000_stuck failed earlier/,
+      );
     });
   });
 
   it('keeps the gateway from starting on a database that is behind, unless told to migrate it', async () => {
     await withEmptyDatabase(async (url) => {
-      await expect(startTestApp({ env: { DATABASE_URL: url } })).rejects.toThrow(/missing \d+ migration\(s\).*npm run db:migrate/);
-      const gateway = await startTestApp({ env: { DATABASE_URL: url, DB_MIGRATE_ON_START: 'true' } });
+      await expect(startTestApp({ env: { DATABASE_URL: url } })).rejects.toThrow(
+        /missing \d+ migration\(s\).*npm run db:migrate/,
+      );
+      const gateway = await startTestApp({
+        env: { DATABASE_URL: url, DB_MIGRATE_ON_START: 'true' },
+      });
       await gateway.close();
       const restarted = await startTestApp({ env: { DATABASE_URL: url } });
       await restarted.close();

@@ -8,7 +8,13 @@ import {
   overloaded,
   rateLimited,
 } from './upstreams/anthropic-upstream';
-import { FakeGeminiUpstream, geminiAnswer, GEMINI_TEST_KEY, invalidArgument, unavailable } from './upstreams/gemini-upstream';
+import {
+  FakeGeminiUpstream,
+  geminiAnswer,
+  GEMINI_TEST_KEY,
+  invalidArgument,
+  unavailable,
+} from './upstreams/gemini-upstream';
 import { startTestApp, TestApp } from './support/test-app';
 
 // The Anthropic and Gemini adapters end to end: the official openai client talks to the gateway,
@@ -19,7 +25,11 @@ const weatherTool = {
   function: {
     name: 'get_weather',
     description: 'Current weather',
-    parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+    parameters: {
+      type: 'object',
+      properties: { location: { type: 'string' } },
+      required: ['location'],
+    },
   },
 };
 
@@ -36,9 +46,22 @@ describe('Anthropic and Gemini deployments', () => {
     gateway = await startTestApp({
       models: {
         'alpha-k3': [
-          { provider: 'anthropic', base_url: anthropic.url, api_key: ANTHROPIC_TEST_KEY, model: 'claude-sonnet-4-5', default_max_tokens: 333 },
+          {
+            provider: 'anthropic',
+            base_url: anthropic.url,
+            api_key: ANTHROPIC_TEST_KEY,
+            model: 'claude-sonnet-4-5',
+            default_max_tokens: 333,
+          },
         ],
-        'beta-v4-pro-0813': [{ provider: 'gemini', base_url: gemini.url, api_key: GEMINI_TEST_KEY, model: 'gemini-2.5-flash' }],
+        'beta-v4-pro-0813': [
+          {
+            provider: 'gemini',
+            base_url: gemini.url,
+            api_key: GEMINI_TEST_KEY,
+            model: 'gemini-2.5-flash',
+          },
+        ],
         'beta-v4-flash-0731': [{ provider: 'mock' }],
       },
     });
@@ -54,7 +77,9 @@ describe('Anthropic and Gemini deployments', () => {
 
   describe('anthropic', () => {
     it('answers the openai client; system goes top-level, max_tokens defaults to default_max_tokens', async () => {
-      anthropic.next(anthropicAnswer({ text: ['Paris.'], usage: { input_tokens: 21, output_tokens: 3 } }));
+      anthropic.next(
+        anthropicAnswer({ text: ['Paris.'], usage: { input_tokens: 21, output_tokens: 3 } }),
+      );
       const result = await client.chat.completions.create({
         model: 'alpha-k3',
         messages: [
@@ -62,8 +87,19 @@ describe('Anthropic and Gemini deployments', () => {
           { role: 'user', content: 'Capital of France?' },
         ],
       });
-      expect(result.choices).toEqual([{ index: 0, message: { role: 'assistant', content: 'Paris.' }, finish_reason: 'stop', logprobs: null }]);
-      expect(result.usage).toMatchObject({ prompt_tokens: 21, completion_tokens: 3, total_tokens: 24 });
+      expect(result.choices).toEqual([
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'Paris.' },
+          finish_reason: 'stop',
+          logprobs: null,
+        },
+      ]);
+      expect(result.usage).toMatchObject({
+        prompt_tokens: 21,
+        completion_tokens: 3,
+        total_tokens: 24,
+      });
       const sent = anthropic.lastRequest;
       expect(sent.path).toBe('/v1/messages');
       expect(sent.headers['x-api-key']).toBe(ANTHROPIC_TEST_KEY);
@@ -78,12 +114,21 @@ describe('Anthropic and Gemini deployments', () => {
     });
 
     it('sends the client max_tokens when given', async () => {
-      await client.chat.completions.create({ model: 'alpha-k3', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 17 });
+      await client.chat.completions.create({
+        model: 'alpha-k3',
+        messages: [{ role: 'user', content: 'Hi' }],
+        max_tokens: 17,
+      });
       expect(anthropic.lastRequest.body.max_tokens).toBe(17);
     });
 
     it('maps tool_use blocks to tool_calls with JSON-string arguments', async () => {
-      anthropic.next(anthropicAnswer({ text: ['Let me check.'], toolUses: [{ id: 'toolu_1', name: 'get_weather', input: { location: 'Paris' } }] }));
+      anthropic.next(
+        anthropicAnswer({
+          text: ['Let me check.'],
+          toolUses: [{ id: 'toolu_1', name: 'get_weather', input: { location: 'Paris' } }],
+        }),
+      );
       const result = await client.chat.completions.create({
         model: 'alpha-k3',
         messages: [{ role: 'user', content: 'Weather in Paris?' }],
@@ -92,15 +137,29 @@ describe('Anthropic and Gemini deployments', () => {
       const choice = result.choices[0];
       expect(choice.finish_reason).toBe('tool_calls');
       expect(choice.message.tool_calls).toEqual([
-        { id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } },
+        {
+          id: 'toolu_1',
+          type: 'function',
+          function: { name: 'get_weather', arguments: '{"location":"Paris"}' },
+        },
       ]);
       expect(anthropic.lastRequest.body.tools).toEqual([
-        { name: 'get_weather', description: 'Current weather', input_schema: weatherTool.function.parameters },
+        {
+          name: 'get_weather',
+          description: 'Current weather',
+          input_schema: weatherTool.function.parameters,
+        },
       ]);
     });
 
     it('streams text split at awkward bytes, with the include_usage chunk', async () => {
-      anthropic.next(anthropicAnswer({ text: ['Héllo', ', wörld', ' ✓'], chunking: 'awkward', usage: { input_tokens: 8, output_tokens: 5 } }));
+      anthropic.next(
+        anthropicAnswer({
+          text: ['Héllo', ', wörld', ' ✓'],
+          chunking: 'awkward',
+          usage: { input_tokens: 8, output_tokens: 5 },
+        }),
+      );
       const stream = await client.chat.completions.create({
         model: 'alpha-k3',
         messages: [{ role: 'user', content: 'Greet me' }],
@@ -111,7 +170,9 @@ describe('Anthropic and Gemini deployments', () => {
       for await (const chunk of stream) chunks.push(chunk);
       const text = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
       expect(text).toBe('Héllo, wörld ✓');
-      expect(chunks.find((chunk) => chunk.choices[0]?.finish_reason)?.choices[0].finish_reason).toBe('stop');
+      expect(
+        chunks.find((chunk) => chunk.choices[0]?.finish_reason)?.choices[0].finish_reason,
+      ).toBe('stop');
       const last = chunks[chunks.length - 1];
       expect(last.choices).toEqual([]);
       expect(last.usage).toEqual({ prompt_tokens: 8, completion_tokens: 5, total_tokens: 13 });
@@ -120,7 +181,12 @@ describe('Anthropic and Gemini deployments', () => {
 
     it('streams tool calls that the openai client assembles intact', async () => {
       anthropic.next(
-        anthropicAnswer({ toolUses: [{ id: 'toolu_2', name: 'get_weather', input: { location: 'São Paulo', unit: 'c' } }], chunking: 'awkward' }),
+        anthropicAnswer({
+          toolUses: [
+            { id: 'toolu_2', name: 'get_weather', input: { location: 'São Paulo', unit: 'c' } },
+          ],
+          chunking: 'awkward',
+        }),
       );
       const stream = client.chat.completions.stream({
         model: 'alpha-k3',
@@ -130,21 +196,31 @@ describe('Anthropic and Gemini deployments', () => {
       const final = await stream.finalChatCompletion();
       expect(final.choices[0].finish_reason).toBe('tool_calls');
       expect(final.choices[0].message.tool_calls).toEqual([
-        { id: 'toolu_2', type: 'function', function: { name: 'get_weather', arguments: '{"location":"São Paulo","unit":"c"}' } },
+        {
+          id: 'toolu_2',
+          type: 'function',
+          function: { name: 'get_weather', arguments: '{"location":"São Paulo","unit":"c"}' },
+        },
       ]);
     });
 
     it('ends a stream with an error frame when Anthropic sends an error event after the first token', async () => {
       anthropic.next(anthropicAnswer({ text: ['First', ' second'], errorAfter: 1 }));
       const before = anthropic.requests.length;
-      const stream = await client.chat.completions.create({ model: 'alpha-k3', messages: [{ role: 'user', content: 'Hi' }], stream: true });
+      const stream = await client.chat.completions.create({
+        model: 'alpha-k3',
+        messages: [{ role: 'user', content: 'Hi' }],
+        stream: true,
+      });
       const received: string[] = [];
       const failure = await (async () => {
         for await (const chunk of stream) received.push(chunk.choices[0]?.delta.content ?? '');
       })().catch((error: unknown) => error);
       expect(received.join('')).toBe('First');
       expect(failure).toBeInstanceOf(OpenAI.APIError);
-      expect((failure as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ code: 'upstream_overloaded' });
+      expect((failure as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({
+        code: 'upstream_overloaded',
+      });
       // Never a second upstream request once bytes reached the client.
       expect(anthropic.requests.length).toBe(before + 1);
     });
@@ -168,7 +244,10 @@ describe('Anthropic and Gemini deployments', () => {
         .send({ model: 'alpha-k3', messages: [{ role: 'user', content: 'Hi' }] });
       expect(response.status).toBe(503);
       expect(response.headers['retry-after']).toBeDefined();
-      expect(response.body.error).toMatchObject({ code: 'upstream_overloaded', type: 'server_error' });
+      expect(response.body.error).toMatchObject({
+        code: 'upstream_overloaded',
+        type: 'server_error',
+      });
     });
 
     it('answers an invalid_request_error as a 400', async () => {
@@ -184,7 +263,12 @@ describe('Anthropic and Gemini deployments', () => {
 
   describe('gemini', () => {
     it('answers the openai client from generateContent', async () => {
-      gemini.next(geminiAnswer({ text: ['Bonjour.'], usage: { promptTokenCount: 6, candidatesTokenCount: 2 } }));
+      gemini.next(
+        geminiAnswer({
+          text: ['Bonjour.'],
+          usage: { promptTokenCount: 6, candidatesTokenCount: 2 },
+        }),
+      );
       const result = await client.chat.completions.create({
         model: 'beta-v4-pro-0813',
         messages: [
@@ -194,7 +278,14 @@ describe('Anthropic and Gemini deployments', () => {
         temperature: 0.3,
         max_tokens: 40,
       });
-      expect(result.choices).toEqual([{ index: 0, message: { role: 'assistant', content: 'Bonjour.' }, finish_reason: 'stop', logprobs: null }]);
+      expect(result.choices).toEqual([
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'Bonjour.' },
+          finish_reason: 'stop',
+          logprobs: null,
+        },
+      ]);
       expect(result.usage).toMatchObject({ prompt_tokens: 6, completion_tokens: 2 });
       const sent = gemini.lastRequest;
       expect(sent.path).toBe('/v1beta/models/gemini-2.5-flash:generateContent');
@@ -207,7 +298,9 @@ describe('Anthropic and Gemini deployments', () => {
     });
 
     it('maps functionCall parts to tool_calls', async () => {
-      gemini.next(geminiAnswer({ functionCalls: [{ name: 'get_weather', args: { location: 'Rome' } }] }));
+      gemini.next(
+        geminiAnswer({ functionCalls: [{ name: 'get_weather', args: { location: 'Rome' } }] }),
+      );
       const result = await client.chat.completions.create({
         model: 'beta-v4-pro-0813',
         messages: [{ role: 'user', content: 'Weather in Rome?' }],
@@ -215,14 +308,27 @@ describe('Anthropic and Gemini deployments', () => {
       });
       const [call] = result.choices[0].message.tool_calls ?? [];
       expect(result.choices[0].finish_reason).toBe('tool_calls');
-      expect(call).toMatchObject({ type: 'function', function: { name: 'get_weather', arguments: '{"location":"Rome"}' } });
+      expect(call).toMatchObject({
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"location":"Rome"}' },
+      });
       expect(gemini.lastRequest.body.tools).toEqual([
-        { functionDeclarations: [expect.objectContaining({ name: 'get_weather', description: 'Current weather' })] },
+        {
+          functionDeclarations: [
+            expect.objectContaining({ name: 'get_weather', description: 'Current weather' }),
+          ],
+        },
       ]);
     });
 
     it('streams from streamGenerateContent?alt=sse split at awkward bytes, usage included', async () => {
-      gemini.next(geminiAnswer({ text: ['Ciao', ' à ', 'tutti'], chunking: 'awkward', usage: { promptTokenCount: 4, candidatesTokenCount: 3 } }));
+      gemini.next(
+        geminiAnswer({
+          text: ['Ciao', ' à ', 'tutti'],
+          chunking: 'awkward',
+          usage: { promptTokenCount: 4, candidatesTokenCount: 3 },
+        }),
+      );
       const stream = await client.chat.completions.create({
         model: 'beta-v4-pro-0813',
         messages: [{ role: 'user', content: 'Greet' }],
@@ -231,19 +337,39 @@ describe('Anthropic and Gemini deployments', () => {
       });
       const chunks: OpenAI.ChatCompletionChunk[] = [];
       for await (const chunk of stream) chunks.push(chunk);
-      expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe('Ciao à tutti');
-      expect(chunks[chunks.length - 1].usage).toEqual({ prompt_tokens: 4, completion_tokens: 3, total_tokens: 7 });
-      expect(gemini.lastRequest.path).toBe('/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
+      expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe(
+        'Ciao à tutti',
+      );
+      expect(chunks[chunks.length - 1].usage).toEqual({
+        prompt_tokens: 4,
+        completion_tokens: 3,
+        total_tokens: 7,
+      });
+      expect(gemini.lastRequest.path).toBe(
+        '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse',
+      );
     });
 
     it('streams function calls that the openai client assembles intact', async () => {
-      gemini.next(geminiAnswer({ text: ['Checking.'], functionCalls: [{ name: 'get_weather', args: { location: 'Oslo' } }] }));
+      gemini.next(
+        geminiAnswer({
+          text: ['Checking.'],
+          functionCalls: [{ name: 'get_weather', args: { location: 'Oslo' } }],
+        }),
+      );
       const final = await client.chat.completions
-        .stream({ model: 'beta-v4-pro-0813', messages: [{ role: 'user', content: 'Weather?' }], tools: [weatherTool] })
+        .stream({
+          model: 'beta-v4-pro-0813',
+          messages: [{ role: 'user', content: 'Weather?' }],
+          tools: [weatherTool],
+        })
         .finalChatCompletion();
       expect(final.choices[0].finish_reason).toBe('tool_calls');
       expect(final.choices[0].message.content).toBe('Checking.');
-      expect(final.choices[0].message.tool_calls?.[0].function).toMatchObject({ name: 'get_weather', arguments: '{"location":"Oslo"}' });
+      expect(final.choices[0].message.tool_calls?.[0].function).toMatchObject({
+        name: 'get_weather',
+        arguments: '{"location":"Oslo"}',
+      });
     });
 
     it('answers UNAVAILABLE as a 503 and INVALID_ARGUMENT as a 400', async () => {

@@ -25,14 +25,21 @@ function parsePrometheus(text: string): Sample[] {
     const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!match) throw new Error(`not Prometheus text: ${line}`);
     const labels: Record<string, string> = {};
-    for (const [, key, value] of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[key] = value;
+    for (const [, key, value] of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g))
+      labels[key] = value;
     samples.push({ name: match[1], labels, value: Number(match[3]) });
   }
   return samples;
 }
 
-function sampleValue(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
-  return samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
+function sampleValue(
+  samples: Sample[],
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
+  return samples.find(
+    (s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+  )?.value;
 }
 
 describe('JSON logs and Prometheus metrics of the built gateway (real process)', () => {
@@ -60,7 +67,11 @@ describe('JSON logs and Prometheus metrics of the built gateway (real process)',
     fetch(`${url}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
 
   beforeAll(async () => {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT });
+    execFileSync(
+      process.execPath,
+      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+      { cwd: ROOT },
+    );
     upstream = await FakeOpenAiUpstream.start();
     const dir = mkdtempSync(join(tmpdir(), 'gateway-obs-'));
     const configPath = join(dir, 'gateway.yaml');
@@ -83,7 +94,8 @@ describe('JSON logs and Prometheus metrics of the built gateway (real process)',
     });
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    for (let i = 0; i < 300 && !/gateway listening on (http:\/\/\S+)\/v1/.test(stdout); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 300 && !/gateway listening on (http:\/\/\S+)\/v1/.test(stdout); i++)
+      await new Promise((r) => setTimeout(r, 100));
     url = /gateway listening on (http:\/\/\S+)\/v1/.exec(stdout)![1];
   }, 120_000);
 
@@ -96,13 +108,21 @@ describe('JSON logs and Prometheus metrics of the built gateway (real process)',
   it('logs a 401 as one JSON line carrying the x-request-id the client saw', async () => {
     const response = await fetch(`${url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${WRONG_KEY}`, 'content-type': 'application/json', 'x-request-id': 'obs-401-check' },
+      headers: {
+        authorization: `Bearer ${WRONG_KEY}`,
+        'content-type': 'application/json',
+        'x-request-id': 'obs-401-check',
+      },
       body: JSON.stringify({ model: 'obs-model', messages: [{ role: 'user', content: 'hi' }] }),
     });
     expect(response.status).toBe(401);
     expect(response.headers.get('x-request-id')).toBe('obs-401-check');
     const line = await requestLine('obs-401-check');
-    expect(line).toMatchObject({ level: 40, req: { method: 'POST', path: '/v1/chat/completions' }, res: { statusCode: 401 } });
+    expect(line).toMatchObject({
+      level: 40,
+      req: { method: 'POST', path: '/v1/chat/completions' },
+      res: { statusCode: 401 },
+    });
     expect(typeof line.responseTime).toBe('number');
   });
 
@@ -117,8 +137,13 @@ describe('JSON logs and Prometheus metrics of the built gateway (real process)',
     virtualKey = secret;
     const client = new OpenAI({ apiKey: secret, baseURL: `${url}/v1`, maxRetries: 0 });
 
-    upstream.next(completion('hello', { prompt_tokens: 7, completion_tokens: 3 }), errorResponse(503, { error: { message: 'down' } }));
-    const { data, response } = await client.chat.completions.create({ model: 'obs-model', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    upstream.next(
+      completion('hello', { prompt_tokens: 7, completion_tokens: 3 }),
+      errorResponse(503, { error: { message: 'down' } }),
+    );
+    const { data, response } = await client.chat.completions
+      .create({ model: 'obs-model', messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
     expect(data.choices[0].message.content).toBe('hello');
     const line = await requestLine(response.headers.get('x-request-id')!);
     expect(line).toMatchObject({
@@ -132,9 +157,19 @@ describe('JSON logs and Prometheus metrics of the built gateway (real process)',
       res: { statusCode: 200 },
     });
     // An upstream failure is counted by kind.
-    await expect(client.chat.completions.create({ model: 'obs-model', messages: [{ role: 'user', content: 'hi' }] })).rejects.toThrow();
+    await expect(
+      client.chat.completions.create({
+        model: 'obs-model',
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    ).rejects.toThrow();
     // A model nobody configured: answered 404, and never a label value.
-    await expect(client.chat.completions.create({ model: 'client-made-up-model', messages: [{ role: 'user', content: 'x' }] })).rejects.toThrow();
+    await expect(
+      client.chat.completions.create({
+        model: 'client-made-up-model',
+        messages: [{ role: 'user', content: 'x' }],
+      }),
+    ).rejects.toThrow();
 
     expect((await scrape()).status).toBe(401);
     expect((await scrape('wrong-token-0123456789')).status).toBe(401);
@@ -142,13 +177,39 @@ describe('JSON logs and Prometheus metrics of the built gateway (real process)',
     expect(scraped.status).toBe(200);
     const text = await scraped.text();
     const samples = parsePrometheus(text);
-    expect(sampleValue(samples, 'gateway_requests_total', { model: 'obs-model', deployment: 'obs-deployment', status: '200' })).toBe(1);
-    expect(sampleValue(samples, 'gateway_requests_total', { model: '-', deployment: '-', status: '401' })).toBeGreaterThanOrEqual(1);
-    expect(sampleValue(samples, 'gateway_requests_total', { model: '-', deployment: '-', status: '404' })).toBe(1);
-    expect(sampleValue(samples, 'gateway_tokens_total', { model: 'obs-model', type: 'prompt' })).toBe(7);
-    expect(sampleValue(samples, 'gateway_tokens_total', { model: 'obs-model', type: 'completion' })).toBe(3);
-    expect(sampleValue(samples, 'gateway_request_duration_seconds_count', { model: 'obs-model' })).toBe(2);
-    expect(sampleValue(samples, 'gateway_upstream_errors_total', { deployment: 'obs-deployment' })).toBe(1);
+    expect(
+      sampleValue(samples, 'gateway_requests_total', {
+        model: 'obs-model',
+        deployment: 'obs-deployment',
+        status: '200',
+      }),
+    ).toBe(1);
+    expect(
+      sampleValue(samples, 'gateway_requests_total', {
+        model: '-',
+        deployment: '-',
+        status: '401',
+      }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sampleValue(samples, 'gateway_requests_total', {
+        model: '-',
+        deployment: '-',
+        status: '404',
+      }),
+    ).toBe(1);
+    expect(
+      sampleValue(samples, 'gateway_tokens_total', { model: 'obs-model', type: 'prompt' }),
+    ).toBe(7);
+    expect(
+      sampleValue(samples, 'gateway_tokens_total', { model: 'obs-model', type: 'completion' }),
+    ).toBe(3);
+    expect(
+      sampleValue(samples, 'gateway_request_duration_seconds_count', { model: 'obs-model' }),
+    ).toBe(2);
+    expect(
+      sampleValue(samples, 'gateway_upstream_errors_total', { deployment: 'obs-deployment' }),
+    ).toBe(1);
     expect(sampleValue(samples, 'gateway_overhead_seconds_count')).toBe(2);
     expect(sampleValue(samples, 'gateway_rate_limited_total')).toBe(0);
     expect(sampleValue(samples, 'process_cpu_user_seconds_total')).toBeDefined();
@@ -156,20 +217,30 @@ describe('JSON logs and Prometheus metrics of the built gateway (real process)',
   });
 
   it('does not log successful health checks and scrapes at info', async () => {
-    const health = await fetch(`${url}/health`, { headers: { 'x-request-id': 'obs-health-check' } });
+    const health = await fetch(`${url}/health`, {
+      headers: { 'x-request-id': 'obs-health-check' },
+    });
     expect(health.status).toBe(200);
     await scrape(METRICS_TOKEN);
     await fetch(`${url}/health`, { headers: { 'x-request-id': 'obs-after-health' } }).then(() =>
-      fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'x-request-id': 'obs-marker' } }),
+      fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'x-request-id': 'obs-marker' },
+      }),
     );
     await requestLine('obs-marker');
-    expect(logLines().filter((l) => /^\/(health|metrics)/.test(l.req?.path ?? '') && l.res?.statusCode < 400)).toEqual([]);
+    expect(
+      logLines().filter(
+        (l) => /^\/(health|metrics)/.test(l.req?.path ?? '') && l.res?.statusCode < 400,
+      ),
+    ).toEqual([]);
   });
 
   it('never writes an admin key, a provider key or a virtual key to its output', () => {
     const output = stdout + stderr;
     expect(output).toContain('obs-401-check'); // the log was captured at all
-    for (const secret of [ADMIN_KEY, PROVIDER_KEY, METRICS_TOKEN, WRONG_KEY, virtualKey]) expect(output).not.toContain(secret);
+    for (const secret of [ADMIN_KEY, PROVIDER_KEY, METRICS_TOKEN, WRONG_KEY, virtualKey])
+      expect(output).not.toContain(secret);
     expect(output).not.toMatch(/authorization/i);
   });
 });

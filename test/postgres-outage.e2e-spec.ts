@@ -15,13 +15,19 @@ function chat(app: TestApp, key: string) {
 }
 
 function logged(spy: jest.SpyInstance, text: string): string[] {
-  return spy.mock.calls.map(([message]) => String(message)).filter((message) => message.includes(text));
+  return spy.mock.calls
+    .map(([message]) => String(message))
+    .filter((message) => message.includes(text));
 }
 
-async function within(timeoutMs: number, condition: () => boolean | Promise<boolean>): Promise<number> {
+async function within(
+  timeoutMs: number,
+  condition: () => boolean | Promise<boolean>,
+): Promise<number> {
   const started = Date.now();
   while (!(await condition())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return Date.now() - started;
@@ -102,22 +108,33 @@ describe('when Postgres drops packets', () => {
     expect(logged(errors, 'service_unavailable')).toHaveLength(1);
 
     // The listener notices its dead connection by itself, well before TCP would.
-    await within(5_000, () => logged(warnings, 'key change listener lost its connection').length > 0);
+    await within(
+      5_000,
+      () => logged(warnings, 'key change listener lost its connection').length > 0,
+    );
     // ...and keeps trying, quietly, while the database stays away.
-    await within(5_000, () => logged(debugs, 'key change listener lost its connection').length >= 2);
+    await within(
+      5_000,
+      () => logged(debugs, 'key change listener lost its connection').length >= 2,
+    );
 
     proxy.restore();
-    // eslint-disable-next-line no-console
     console.log(`listener noticed the outage after ${Date.now() - outage} ms`);
-    const recovery = await within(10_000, () => logged(infos, 'listening for key changes again').length > 0);
+    const recovery = await within(
+      10_000,
+      () => logged(infos, 'listening for key changes again').length > 0,
+    );
     expect(recovery).toBeLessThan(10_000);
-    // eslint-disable-next-line no-console
     console.log(`listener back ${recovery} ms after recovery`);
     await within(5_000, async () => (await ready(gateway)) === 200);
     // One warning for the whole outage, however many attempts it took.
     expect(logged(warnings, 'key change listener lost its connection')).toHaveLength(1);
     // The usage flush retried every second: one line, then the count when writes succeed again.
     await within(3_000, () => logged(infos, 'usage records are written again').length > 0);
-    expect(logged(errors, 'could not write').filter((line) => !line.includes('more failed usage write(s)'))).toHaveLength(1);
+    expect(
+      logged(errors, 'could not write').filter(
+        (line) => !line.includes('more failed usage write(s)'),
+      ),
+    ).toHaveLength(1);
   }, 40_000);
 });

@@ -68,7 +68,13 @@ describe('request limits per virtual key (Redis)', () => {
     const elapsedSeconds = (Date.now() - windowOpenedBy) / 1000;
     expect(refused.status).toBe(429);
     expect(refused.body).toEqual({
-      error: { message: expect.stringContaining('limit 5 per 60 s'), type: 'requests', param: null, code: 'rate_limit_exceeded', source: 'gateway' },
+      error: {
+        message: expect.stringContaining('limit 5 per 60 s'),
+        type: 'requests',
+        param: null,
+        code: 'rate_limit_exceeded',
+        source: 'gateway',
+      },
     });
     const retryAfter = Number(refused.headers['retry-after']);
     expect(retryAfter).toBeLessThanOrEqual(60);
@@ -88,7 +94,10 @@ describe('request limits per virtual key (Redis)', () => {
     const windowOpenedBy = Date.now();
     for (let i = 1; i <= 100; i++) {
       const response = await chat(gateway, key);
-      expect([response.status, response.headers['x-ratelimit-remaining-requests']]).toEqual([200, String(100 - i)]);
+      expect([response.status, response.headers['x-ratelimit-remaining-requests']]).toEqual([
+        200,
+        String(100 - i),
+      ]);
     }
     const refused = await chat(gateway, key);
     const elapsedSeconds = (Date.now() - windowOpenedBy) / 1000;
@@ -103,7 +112,11 @@ describe('request limits per virtual key (Redis)', () => {
   it('gives the official client a RateLimitError with the code and Retry-After', async () => {
     const key = await gateway.createKey({ rpmLimit: 1 });
     const client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
-    const ask = () => client.chat.completions.create({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }] });
+    const ask = () =>
+      client.chat.completions.create({
+        model: 'alpha-k3',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
     await ask();
     const error = await ask().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RateLimitError);
@@ -134,7 +147,9 @@ describe('request limits per virtual key (Redis)', () => {
 
   it('lets concurrent requests through both instances exactly up to the limit', async () => {
     const key = await gateway.createKey({ rpmLimit: 10 });
-    const responses = await Promise.all(Array.from({ length: 24 }, (_, i) => chat(i % 2 === 0 ? gateway : second, key)));
+    const responses = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => chat(i % 2 === 0 ? gateway : second, key)),
+    );
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(10);
     expect(statuses.filter((status) => status === 429)).toHaveLength(14);

@@ -31,15 +31,27 @@ describe('RedisCounterStore', () => {
   it('refuses without counting the refused charge', async () => {
     const spec = { key: freshKey(), limit: 2, windowMs: 60_000 };
     await store.consume([spec], 2);
-    expect(await store.consume([spec], 1)).toMatchObject({ allowed: false, refused: 0, counters: [{ used: 2 }], backend: 'redis' });
+    expect(await store.consume([spec], 1)).toMatchObject({
+      allowed: false,
+      refused: 0,
+      counters: [{ used: 2 }],
+      backend: 'redis',
+    });
     expect(await redis.hget(namespace.prefix + spec.key, 'n')).toBe('2');
   });
 
   it('charges several counters all together or not at all', async () => {
     const roomy = { key: freshKey(), limit: 100, windowMs: 60_000 };
     const tight = { key: freshKey(), limit: 10, endsAt: Date.now() + 3_600_000 };
-    expect(await store.consume([roomy, tight], 8)).toMatchObject({ allowed: true, counters: [{ used: 8 }, { used: 8, endsAt: tight.endsAt }] });
-    expect(await store.consume([roomy, tight], 5)).toMatchObject({ allowed: false, refused: 1, counters: [{ used: 8 }, { used: 8 }] });
+    expect(await store.consume([roomy, tight], 8)).toMatchObject({
+      allowed: true,
+      counters: [{ used: 8 }, { used: 8, endsAt: tight.endsAt }],
+    });
+    expect(await store.consume([roomy, tight], 5)).toMatchObject({
+      allowed: false,
+      refused: 1,
+      counters: [{ used: 8 }, { used: 8 }],
+    });
     expect(await redis.hget(namespace.prefix + roomy.key, 'n')).toBe('8');
   });
 

@@ -28,14 +28,16 @@ async function remainingAfterOneRequest(app: TestApp, key: string): Promise<stri
   return response.headers['x-ratelimit-remaining-requests'];
 }
 
-
 function logged(spy: jest.SpyInstance, text: string): string[] {
-  return spy.mock.calls.map(([message]) => String(message)).filter((message) => message.includes(text));
+  return spy.mock.calls
+    .map(([message]) => String(message))
+    .filter((message) => message.includes(text));
 }
 
 async function until(condition: () => boolean, timeoutMs = 8_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+  while (!condition() && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 25));
   expect(condition()).toBe(true);
 }
 
@@ -53,7 +55,9 @@ describe('when Redis fails', () => {
   afterAll(() => namespace.cleanup());
 
   it('keeps serving with per-instance limits when Redis is unreachable, and logs it once', async () => {
-    const gateway = await startTestApp({ env: { REDIS_URL: `redis://127.0.0.1:${await closedPort()}`, REDIS_TIMEOUT_MS: '200' } });
+    const gateway = await startTestApp({
+      env: { REDIS_URL: `redis://127.0.0.1:${await closedPort()}`, REDIS_TIMEOUT_MS: '200' },
+    });
     try {
       const key = await gateway.createKey({ rpmLimit: 3 });
       expect([
@@ -74,7 +78,11 @@ describe('when Redis fails', () => {
     const proxy = new TcpProxy(REDIS_HOST, REDIS_PORT);
     await proxy.start();
     const gateway = await startTestApp({
-      env: { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_KEY_PREFIX: namespace.prefix, REDIS_TIMEOUT_MS: '200' },
+      env: {
+        REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+        REDIS_KEY_PREFIX: namespace.prefix,
+        REDIS_TIMEOUT_MS: '200',
+      },
     });
     const store = gateway.app.get<FailoverCounterStore>(CounterStore);
     try {
@@ -104,7 +112,11 @@ describe('when Redis fails', () => {
     const proxy = new TcpProxy(REDIS_HOST, REDIS_PORT);
     await proxy.start();
     const gateway = await startTestApp({
-      env: { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_KEY_PREFIX: namespace.prefix, REDIS_TIMEOUT_MS: '200' },
+      env: {
+        REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+        REDIS_KEY_PREFIX: namespace.prefix,
+        REDIS_TIMEOUT_MS: '200',
+      },
     });
     try {
       const key = await gateway.createKey({ rpmLimit: 5 });
@@ -112,7 +124,9 @@ describe('when Redis fails', () => {
       proxy.hang();
       // The command times out after REDIS_TIMEOUT_MS and the request is counted in memory.
       expect(await remainingAfterOneRequest(gateway, key)).toBe('4');
-      expect(logged(errors, 'Redis limit storage unavailable')).toEqual([expect.stringContaining('Command timed out')]);
+      expect(logged(errors, 'Redis limit storage unavailable')).toEqual([
+        expect.stringContaining('Command timed out'),
+      ]);
     } finally {
       await gateway.close();
       await proxy.stop();

@@ -2,7 +2,13 @@ import OpenAI from 'openai';
 import { DeploymentHealthService } from '../src/completions/deployment-health.service';
 import { startTestApp, TestApp } from './support/test-app';
 import { sleep } from './support/eventually';
-import { completion, errorResponse, FakeOpenAiUpstream, hang, streamAnswer } from './upstreams/openai-upstream';
+import {
+  completion,
+  errorResponse,
+  FakeOpenAiUpstream,
+  hang,
+  streamAnswer,
+} from './upstreams/openai-upstream';
 import { closedPort } from './support/ports';
 
 const COOLDOWN_MS = 400;
@@ -47,15 +53,28 @@ describe('Routing between deployments (e2e)', () => {
           openai('slow-first-token-backup', backup.url, { weight: 0 }),
         ],
         // Four dead deployments: ROUTER_MAX_ATTEMPTS (default 3) stops after three.
-        'all-dead': await Promise.all([1, 2, 3, 4].map(async (n) => openai(`all-dead-${n}`, `http://127.0.0.1:${await closedPort()}/v1`))),
+        'all-dead': await Promise.all(
+          [1, 2, 3, 4].map(async (n) =>
+            openai(`all-dead-${n}`, `http://127.0.0.1:${await closedPort()}/v1`),
+          ),
+        ),
         weighted: [
           { provider: 'mock', name: 'heavy', weight: 3 },
           { provider: 'mock', name: 'light', weight: 1 },
         ],
       },
-      env: { KEY_RPM_LIMIT: '0', DEPLOYMENT_COOLDOWN_MS: String(COOLDOWN_MS), LOG_LEVEL: 'error', SSE_HEARTBEAT_MS: '0' },
+      env: {
+        KEY_RPM_LIMIT: '0',
+        DEPLOYMENT_COOLDOWN_MS: String(COOLDOWN_MS),
+        LOG_LEVEL: 'error',
+        SSE_HEARTBEAT_MS: '0',
+      },
     });
-    client = new OpenAI({ apiKey: await gateway.createKey(), baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    client = new OpenAI({
+      apiKey: await gateway.createKey(),
+      baseURL: `${gateway.url}/v1`,
+      maxRetries: 0,
+    });
   });
 
   afterAll(async () => {
@@ -64,7 +83,8 @@ describe('Routing between deployments (e2e)', () => {
     await backup?.close();
   });
 
-  const serverError = () => errorResponse(500, { error: { message: 'boom', type: 'server_error' } });
+  const serverError = () =>
+    errorResponse(500, { error: { message: 'boom', type: 'server_error' } });
 
   it.each([
     ['dead-json', 'a deployment that refuses connections'],
@@ -72,7 +92,9 @@ describe('Routing between deployments (e2e)', () => {
   ])('JSON: fails over from %s (%s); the client sees one clean answer', async (model) => {
     if (model === 'err-json') primary.next(serverError());
     backup.next(completion('from backup'));
-    const { data, response } = await client.chat.completions.create({ model, messages: hi }).withResponse();
+    const { data, response } = await client.chat.completions
+      .create({ model, messages: hi })
+      .withResponse();
     expect(data.choices[0].message.content).toBe('from backup');
     expect(data.model).toBe(model);
     expect(response.headers.get('x-gateway-deployment')).toBe(`${model}-backup`);
@@ -80,24 +102,27 @@ describe('Routing between deployments (e2e)', () => {
     expect(Number(response.headers.get('x-gateway-overhead-ms'))).toBeGreaterThanOrEqual(0);
   });
 
-  it.each([['dead-stream'], ['err-stream']])('stream: fails over from %s before the first byte; one clean stream', async (model) => {
-    if (model === 'err-stream') primary.next(serverError());
-    backup.next(streamAnswer({ pieces: ['from ', 'backup'] }));
-    const { data: stream, response } = await client.chat.completions
-      .create({ model, messages: hi, stream: true, stream_options: { include_usage: true } })
-      .withResponse();
-    let text = '';
-    let usageChunks = 0;
-    for await (const chunk of stream) {
-      text += chunk.choices[0]?.delta?.content ?? '';
-      if (chunk.usage) usageChunks++;
-    }
-    expect(text).toBe('from backup');
-    expect(usageChunks).toBe(1);
-    expect(response.headers.get('x-gateway-deployment')).toBe(`${model}-backup`);
-    expect(response.headers.get('x-gateway-attempts')).toBe('2');
-    expect(response.headers.get('x-gateway-overhead-ms')).toMatch(/^\d+$/);
-  });
+  it.each([['dead-stream'], ['err-stream']])(
+    'stream: fails over from %s before the first byte; one clean stream',
+    async (model) => {
+      if (model === 'err-stream') primary.next(serverError());
+      backup.next(streamAnswer({ pieces: ['from ', 'backup'] }));
+      const { data: stream, response } = await client.chat.completions
+        .create({ model, messages: hi, stream: true, stream_options: { include_usage: true } })
+        .withResponse();
+      let text = '';
+      let usageChunks = 0;
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta?.content ?? '';
+        if (chunk.usage) usageChunks++;
+      }
+      expect(text).toBe('from backup');
+      expect(usageChunks).toBe(1);
+      expect(response.headers.get('x-gateway-deployment')).toBe(`${model}-backup`);
+      expect(response.headers.get('x-gateway-attempts')).toBe('2');
+      expect(response.headers.get('x-gateway-overhead-ms')).toMatch(/^\d+$/);
+    },
+  );
 
   it('stream: fails over when the first deployment misses its first-token deadline', async () => {
     primary.next(hang());
@@ -118,7 +143,11 @@ describe('Routing between deployments (e2e)', () => {
     const backupCalls = backup.requests.length;
     const primaryCalls = primary.requests.length;
     primary.next(streamAnswer({ pieces: ['one ', 'two ', 'three'], delayMs: 20, cutAfter: 2 }));
-    const stream = await client.chat.completions.create({ model: 'cut-stream', messages: hi, stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'cut-stream',
+      messages: hi,
+      stream: true,
+    });
     let text = '';
     await expect(
       (async () => {
@@ -136,13 +165,19 @@ describe('Routing between deployments (e2e)', () => {
     let retriedAt = 0;
     primary.next((request, response, raw) => {
       rateLimitedAt = Date.now();
-      return errorResponse(429, { error: { message: 'slow down', type: 'requests' } }, { 'retry-after': '1' })(request, response, raw);
+      return errorResponse(
+        429,
+        { error: { message: 'slow down', type: 'requests' } },
+        { 'retry-after': '1' },
+      )(request, response, raw);
     });
     backup.next((request, response, raw) => {
       retriedAt = Date.now();
       return completion('after the pause')(request, response, raw);
     });
-    const { data, response } = await client.chat.completions.create({ model: 'retry-after', messages: hi }).withResponse();
+    const { data, response } = await client.chat.completions
+      .create({ model: 'retry-after', messages: hi })
+      .withResponse();
     expect(data.choices[0].message.content).toBe('after the pause');
     expect(retriedAt - rateLimitedAt).toBeGreaterThanOrEqual(950);
     expect(retriedAt - rateLimitedAt).toBeLessThan(1_500);
@@ -155,7 +190,11 @@ describe('Routing between deployments (e2e)', () => {
     let retriedAt = 0;
     primary.next((request, response, raw) => {
       rateLimitedAt = Date.now();
-      return errorResponse(429, { error: { message: 'slow down', type: 'requests' } }, { 'retry-after': '60' })(request, response, raw);
+      return errorResponse(
+        429,
+        { error: { message: 'slow down', type: 'requests' } },
+        { 'retry-after': '60' },
+      )(request, response, raw);
     });
     backup.next((request, response, raw) => {
       retriedAt = Date.now();
@@ -164,20 +203,25 @@ describe('Routing between deployments (e2e)', () => {
     await client.chat.completions.create({ model: 'retry-after-long', messages: hi });
     expect(retriedAt - rateLimitedAt).toBeLessThan(500);
     const primaryCalls = primary.requests.length;
-    const { response } = await client.chat.completions.create({ model: 'retry-after-long', messages: hi }).withResponse();
+    const { response } = await client.chat.completions
+      .create({ model: 'retry-after-long', messages: hi })
+      .withResponse();
     expect(primary.requests.length).toBe(primaryCalls);
     expect(response.headers.get('x-gateway-attempts')).toBe('1');
   });
 
   it('cools a deployment down after 3 failures in a row, then lets one probe request through', async () => {
     const health = gateway.app.get(DeploymentHealthService);
-    const ask = () => client.chat.completions.create({ model: 'cooling', messages: hi }).withResponse();
+    const ask = () =>
+      client.chat.completions.create({ model: 'cooling', messages: hi }).withResponse();
     for (let i = 0; i < 3; i++) {
       primary.next(serverError());
       const { response } = await ask();
       expect(response.headers.get('x-gateway-deployment')).toBe('cooling-backup');
     }
-    expect(health.snapshot().find((entry) => entry.name === 'cooling-first')?.status).toBe('cooling_down');
+    expect(health.snapshot().find((entry) => entry.name === 'cooling-first')?.status).toBe(
+      'cooling_down',
+    );
 
     // Open: the failing deployment is skipped, the answer comes in one attempt.
     const primaryCalls = primary.requests.length;
@@ -212,7 +256,10 @@ describe('Routing between deployments (e2e)', () => {
       body: JSON.stringify({ model: 'all-dead', messages: hi }),
     });
     expect(response.status).toBe(502);
-    expect((await response.json()).error).toMatchObject({ code: 'upstream_error', source: 'upstream' });
+    expect((await response.json()).error).toMatchObject({
+      code: 'upstream_error',
+      source: 'upstream',
+    });
     expect(response.headers.get('x-gateway-attempts')).toBe('3');
     expect(response.headers.get('x-gateway-deployment')).toBeNull();
   });
@@ -228,7 +275,10 @@ describe('Routing between deployments (e2e)', () => {
           sent++;
           const response = await fetch(`${gateway.url}/v1/chat/completions`, {
             method: 'POST',
-            headers: { authorization: `Bearer ${client.apiKey}`, 'content-type': 'application/json' },
+            headers: {
+              authorization: `Bearer ${client.apiKey}`,
+              'content-type': 'application/json',
+            },
             body: JSON.stringify({ model: 'weighted', messages: hi, max_tokens: 1 }),
           });
           await response.arrayBuffer();

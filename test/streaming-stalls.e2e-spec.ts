@@ -16,7 +16,17 @@ describe('stalled streams', () => {
   beforeAll(async () => {
     upstream = await FakeOpenAiUpstream.start();
     gateway = await startTestApp({
-      models: { 'alpha-k3': [{ provider: 'openai', base_url: upstream.url, api_key: 'sk-up', model: 'm', timeout_ms: 400 }] },
+      models: {
+        'alpha-k3': [
+          {
+            provider: 'openai',
+            base_url: upstream.url,
+            api_key: 'sk-up',
+            model: 'm',
+            timeout_ms: 400,
+          },
+        ],
+      },
       env: { SSE_STALL_TIMEOUT_MS: '500', SSE_HEARTBEAT_MS: '100' },
     });
     key = await gateway.createKey();
@@ -44,7 +54,12 @@ describe('stalled streams', () => {
   it('disconnects a client that stops reading, which closes the upstream', async () => {
     upstream.next(flood());
     const aborted = upstream.waitForAbort();
-    const stream = await postStream(gateway.url, key, { model: 'alpha-k3', messages: question, stream: true }, { read: false });
+    const stream = await postStream(
+      gateway.url,
+      key,
+      { model: 'alpha-k3', messages: question, stream: true },
+      { read: false },
+    );
     expect(stream.status).toBe(200);
     // Without the stall timeout the paused client would hold the upstream open until it left.
     await aborted;
@@ -64,7 +79,12 @@ function commentsForever(): UpstreamHandler {
 function flood(): UpstreamHandler {
   return async (request, response) => {
     response.writeHead(200, { 'content-type': 'text/event-stream' });
-    const event = { id: 'up', object: 'chat.completion.chunk', created: 1, model: request.body.model };
+    const event = {
+      id: 'up',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: request.body.model,
+    };
     const frame = `data: ${JSON.stringify({ ...event, choices: [{ index: 0, delta: { content: 'x'.repeat(64 * 1024) }, finish_reason: null }] })}\n\n`;
     while (!response.destroyed) {
       if (!response.write(frame)) await drainOrClose(response);

@@ -5,7 +5,14 @@ import { UsageRecorder } from '../src/usage/usage-recorder.service';
 import { estimateTokens } from '../src/providers/token-estimate';
 import { dataPayloads, postStream, RawStream, sseEvents } from './support/sse-client';
 import { startTestApp, TestApp } from './support/test-app';
-import { errorResponse, FakeOpenAiUpstream, hang, sleep, streamAnswer, UpstreamHandler } from './upstreams/openai-upstream';
+import {
+  errorResponse,
+  FakeOpenAiUpstream,
+  hang,
+  sleep,
+  streamAnswer,
+  UpstreamHandler,
+} from './upstreams/openai-upstream';
 import { closedPort } from './support/ports';
 
 const HEARTBEAT_MS = 50;
@@ -37,7 +44,14 @@ describe('POST /v1/chat/completions with stream: true', () => {
         'alpha-refused': [openai({ base_url: `http://127.0.0.1:${await closedPort()}/v1` })],
         'beta-v4-pro-0813': [
           openai({ name: 'primary' }),
-          { provider: 'openai', base_url: backup.url, api_key: 'sk-backup', model: 'backup-model', name: 'backup', weight: 0 },
+          {
+            provider: 'openai',
+            base_url: backup.url,
+            api_key: 'sk-backup',
+            model: 'backup-model',
+            name: 'backup',
+            weight: 0,
+          },
         ],
         'beta-v4-flash-0731': [{ provider: 'mock', chunk_count: 4, chunk_delay_ms: 5 }],
         'mock-slow': [{ provider: 'mock', chunk_count: 4, chunk_delay_ms: 60_000 }],
@@ -68,20 +82,39 @@ describe('POST /v1/chat/completions with stream: true', () => {
   describe('wire format', () => {
     it('streams to the official openai client, and always asks the upstream for usage', async () => {
       upstream.next(streamAnswer({ pieces: ['Hello', ', ', 'world', '!'] }));
-      const stream = await client.chat.completions.create({ model: 'alpha-k3', messages: question, stream: true });
+      const stream = await client.chat.completions.create({
+        model: 'alpha-k3',
+        messages: question,
+        stream: true,
+      });
       const chunks = [];
       for await (const chunk of stream) chunks.push(chunk);
 
-      expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe('Hello, world!');
-      expect(chunks.every((chunk) => chunk.object === 'chat.completion.chunk' && chunk.model === 'alpha-k3')).toBe(true);
+      expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe(
+        'Hello, world!',
+      );
+      expect(
+        chunks.every(
+          (chunk) => chunk.object === 'chat.completion.chunk' && chunk.model === 'alpha-k3',
+        ),
+      ).toBe(true);
       expect(chunks.every((chunk) => chunk.choices.length === 1 && !chunk.usage)).toBe(true);
       expect(chunks[chunks.length - 1].choices[0].finish_reason).toBe('stop');
       // The client did not ask for usage; the gateway did anyway, to know what the stream cost.
-      expect(upstream.lastRequest.body).toMatchObject({ model: 'gpt-upstream-1', stream: true, stream_options: { include_usage: true } });
+      expect(upstream.lastRequest.body).toMatchObject({
+        model: 'gpt-upstream-1',
+        stream: true,
+        stream_options: { include_usage: true },
+      });
     });
 
     it('adds one usage chunk with choices [] just before [DONE] when include_usage is set', async () => {
-      upstream.next(streamAnswer({ pieces: ['a', 'b', 'c'], usage: { prompt_tokens: 11, completion_tokens: 3 } }));
+      upstream.next(
+        streamAnswer({
+          pieces: ['a', 'b', 'c'],
+          usage: { prompt_tokens: 11, completion_tokens: 3 },
+        }),
+      );
       const stream = await client.chat.completions.create({
         model: 'alpha-k3',
         messages: question,
@@ -94,7 +127,9 @@ describe('POST /v1/chat/completions with stream: true', () => {
       const last = chunks[chunks.length - 1];
       expect(last.choices).toEqual([]);
       expect(last.usage).toEqual({ prompt_tokens: 11, completion_tokens: 3, total_tokens: 14 });
-      expect(chunks.slice(0, -1).every((chunk) => chunk.choices.length === 1 && !chunk.usage)).toBe(true);
+      expect(chunks.slice(0, -1).every((chunk) => chunk.choices.length === 1 && !chunk.usage)).toBe(
+        true,
+      );
       expect(upstream.lastRequest.body.stream_options).toEqual({ include_usage: true });
     });
 
@@ -117,7 +152,11 @@ describe('POST /v1/chat/completions with stream: true', () => {
       expect(stream.headers['content-encoding']).toBeUndefined();
 
       const lines = body.split('\n');
-      expect(lines.filter((line) => line !== '').every((line) => line.startsWith('data: ') || line.startsWith(':'))).toBe(true);
+      expect(
+        lines
+          .filter((line) => line !== '')
+          .every((line) => line.startsWith('data: ') || line.startsWith(':')),
+      ).toBe(true);
       expect(lines.some((line) => /^(id|event|retry):/.test(line))).toBe(false);
       expect(body.startsWith('data: {')).toBe(true);
       expect(body.endsWith('data: [DONE]\n\n')).toBe(true);
@@ -132,45 +171,80 @@ describe('POST /v1/chat/completions with stream: true', () => {
       expect(new Set(chunks.map((chunk) => chunk.created)).size).toBe(1);
       expect(chunks[0].created).toBeGreaterThanOrEqual(before);
       expect(chunks[0].created).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
-      expect(chunks.every((chunk) => chunk.model === 'alpha-k3' && chunk.object === 'chat.completion.chunk')).toBe(true);
+      expect(
+        chunks.every(
+          (chunk) => chunk.model === 'alpha-k3' && chunk.object === 'chat.completion.chunk',
+        ),
+      ).toBe(true);
 
       const choiceChunks = chunks.filter((chunk) => chunk.choices.length > 0);
       expect(choiceChunks[0].choices[0].delta).toEqual({ role: 'assistant', content: 'Par' });
-      expect(choiceChunks.slice(1).every((chunk) => chunk.choices[0].delta.role === undefined)).toBe(true);
-      expect(choiceChunks.map((chunk) => chunk.choices[0].finish_reason)).toEqual([null, null, null, 'stop']);
+      expect(
+        choiceChunks.slice(1).every((chunk) => chunk.choices[0].delta.role === undefined),
+      ).toBe(true);
+      expect(choiceChunks.map((chunk) => chunk.choices[0].finish_reason)).toEqual([
+        null,
+        null,
+        null,
+        'stop',
+      ]);
       expect(choiceChunks.every((chunk) => chunk.choices[0].index === 0)).toBe(true);
       // The usage chunk is the last one before [DONE].
-      expect(chunks[chunks.length - 1]).toMatchObject({ choices: [], usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 } });
+      expect(chunks[chunks.length - 1]).toMatchObject({
+        choices: [],
+        usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 },
+      });
     });
 
     it('writes `: keep-alive` comments while the upstream is silent', async () => {
-      upstream.next(streamAnswer({ pieces: ['slow', ' answer', ' here'], delayMs: HEARTBEAT_MS * 5 }));
-      const stream = await postStream(gateway.url, key, { model: 'alpha-k3', messages: question, stream: true });
+      upstream.next(
+        streamAnswer({ pieces: ['slow', ' answer', ' here'], delayMs: HEARTBEAT_MS * 5 }),
+      );
+      const stream = await postStream(gateway.url, key, {
+        model: 'alpha-k3',
+        messages: question,
+        stream: true,
+      });
       await stream.ended;
       const events = sseEvents(stream.bytes().toString('utf8'));
 
       const firstData = events.findIndex((event) => event.startsWith('data: '));
-      const heartbeats = events.map((event, index) => (event === ': keep-alive' ? index : -1)).filter((index) => index >= 0);
+      const heartbeats = events
+        .map((event, index) => (event === ': keep-alive' ? index : -1))
+        .filter((index) => index >= 0);
       expect(heartbeats.length).toBeGreaterThanOrEqual(2);
       // Between content events, never after the end.
-      expect(heartbeats.every((index) => index > firstData && index < events.length - 1)).toBe(true);
-      expect(events[events.length - 1]).toBe('data: [DONE]');
-      expect(dataPayloads(stream.bytes().toString('utf8')).map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(
-        'slow answer here',
+      expect(heartbeats.every((index) => index > firstData && index < events.length - 1)).toBe(
+        true,
       );
+      expect(events[events.length - 1]).toBe('data: [DONE]');
+      expect(
+        dataPayloads(stream.bytes().toString('utf8'))
+          .map((c) => c.choices[0]?.delta.content ?? '')
+          .join(''),
+      ).toBe('slow answer here');
     });
 
     it('delivers a 4-byte emoji whole when the upstream splits it into single bytes', async () => {
       upstream.next(streamAnswer({ pieces: ['Hi 👋', ' — ', 'done 🎉'], splitBytes: true }));
-      const stream = await postStream(gateway.url, key, { model: 'alpha-k3', messages: question, stream: true });
+      const stream = await postStream(gateway.url, key, {
+        model: 'alpha-k3',
+        messages: question,
+        stream: true,
+      });
       await stream.ended;
 
       const strict = new TextDecoder('utf-8', { fatal: true });
       const body = strict.decode(stream.bytes());
       expect(body).not.toContain('\uFFFD');
       // Every event the gateway wrote is valid UTF-8 on its own.
-      for (const event of splitBytes(stream.bytes(), '\n\n')) expect(() => strict.decode(event)).not.toThrow();
-      expect(dataPayloads(body).map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe('Hi 👋 — done 🎉');
+      for (const event of splitBytes(stream.bytes(), '\n\n'))
+        expect(() => strict.decode(event)).not.toThrow();
+      expect(
+        dataPayloads(body)
+          .map((chunk) => chunk.choices[0]?.delta.content ?? '')
+          .join(''),
+      ).toBe('Hi 👋 — done 🎉');
     });
   });
 
@@ -180,26 +254,52 @@ describe('POST /v1/chat/completions with stream: true', () => {
       { upstreamStatus: 500, status: 502, code: 'upstream_error' },
       { upstreamStatus: 503, status: 502, code: 'upstream_error' },
     ])('upstream $upstreamStatus -> $status $code', async ({ upstreamStatus, status, code }) => {
-      upstream.next(errorResponse(upstreamStatus, { error: { message: 'upstream says no', type: 'server_error' } }));
-      const response = await postStream(gateway.url, key, { model: 'alpha-k3', messages: question, stream: true });
+      upstream.next(
+        errorResponse(upstreamStatus, {
+          error: { message: 'upstream says no', type: 'server_error' },
+        }),
+      );
+      const response = await postStream(gateway.url, key, {
+        model: 'alpha-k3',
+        messages: question,
+        stream: true,
+      });
       await expectEnvelope(response, status, code);
     });
 
     it('upstream 429 -> 429 with the upstream Retry-After passed through', async () => {
-      upstream.next(errorResponse(429, { error: { message: 'slow down', type: 'requests' } }, { 'retry-after': '7' }));
-      const response = await postStream(gateway.url, key, { model: 'alpha-k3', messages: question, stream: true });
+      upstream.next(
+        errorResponse(
+          429,
+          { error: { message: 'slow down', type: 'requests' } },
+          { 'retry-after': '7' },
+        ),
+      );
+      const response = await postStream(gateway.url, key, {
+        model: 'alpha-k3',
+        messages: question,
+        stream: true,
+      });
       await expectEnvelope(response, 429, 'upstream_rate_limited');
       expect(response.headers['retry-after']).toBe('7');
     });
 
     it('connection refused -> 502', async () => {
-      const response = await postStream(gateway.url, key, { model: 'alpha-refused', messages: question, stream: true });
+      const response = await postStream(gateway.url, key, {
+        model: 'alpha-refused',
+        messages: question,
+        stream: true,
+      });
       await expectEnvelope(response, 502, 'upstream_error');
     });
 
     it('no response headers within timeout_ms -> 504', async () => {
       upstream.next(hang());
-      const response = await postStream(gateway.url, key, { model: 'alpha-quick-timeout', messages: question, stream: true });
+      const response = await postStream(gateway.url, key, {
+        model: 'alpha-quick-timeout',
+        messages: question,
+        stream: true,
+      });
       await expectEnvelope(response, 504, 'upstream_timeout');
     });
 
@@ -208,19 +308,33 @@ describe('POST /v1/chat/completions with stream: true', () => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.flushHeaders();
       });
-      const response = await postStream(gateway.url, key, { model: 'alpha-quick-timeout', messages: question, stream: true });
+      const response = await postStream(gateway.url, key, {
+        model: 'alpha-quick-timeout',
+        messages: question,
+        stream: true,
+      });
       await expectEnvelope(response, 504, 'upstream_timeout');
     });
 
     it('an error event before any content -> 502', async () => {
       upstream.next(streamAnswer({ pieces: ['never'], errorAfter: 0 }));
-      const response = await postStream(gateway.url, key, { model: 'alpha-k3', messages: question, stream: true });
+      const response = await postStream(gateway.url, key, {
+        model: 'alpha-k3',
+        messages: question,
+        stream: true,
+      });
       await expectEnvelope(response, 502, 'upstream_error');
     });
 
     it('is raised by the openai client as an HTTP error', async () => {
-      upstream.next(errorResponse(401, { error: { message: 'bad key', type: 'invalid_request_error' } }));
-      const attempt = client.chat.completions.create({ model: 'alpha-k3', messages: question, stream: true });
+      upstream.next(
+        errorResponse(401, { error: { message: 'bad key', type: 'invalid_request_error' } }),
+      );
+      const attempt = client.chat.completions.create({
+        model: 'alpha-k3',
+        messages: question,
+        stream: true,
+      });
       await expect(attempt).rejects.toMatchObject({ status: 502, code: 'upstream_auth_failed' });
     });
   });
@@ -228,7 +342,11 @@ describe('POST /v1/chat/completions with stream: true', () => {
   describe('errors after the first token', () => {
     it('ends with one data: {"error":...} event and no [DONE]', async () => {
       upstream.next(streamAnswer({ pieces: ['one ', 'two ', 'three'], errorAfter: 2 }));
-      const stream = await postStream(gateway.url, key, { model: 'alpha-k3', messages: question, stream: true });
+      const stream = await postStream(gateway.url, key, {
+        model: 'alpha-k3',
+        messages: question,
+        stream: true,
+      });
       await stream.ended;
       const body = stream.bytes().toString('utf8');
 
@@ -237,14 +355,29 @@ describe('POST /v1/chat/completions with stream: true', () => {
       const payloads = dataPayloads(body);
       expect(payloads.filter((payload) => payload.error)).toHaveLength(1);
       expect(payloads[payloads.length - 1]).toEqual({
-        error: { message: 'The model provider failed to answer.', type: 'upstream_error', param: null, code: 'upstream_error', source: 'upstream' },
+        error: {
+          message: 'The model provider failed to answer.',
+          type: 'upstream_error',
+          param: null,
+          code: 'upstream_error',
+          source: 'upstream',
+        },
       });
-      expect(payloads.slice(0, -1).map((chunk) => chunk.choices[0].delta.content).join('')).toBe('one two ');
+      expect(
+        payloads
+          .slice(0, -1)
+          .map((chunk) => chunk.choices[0].delta.content)
+          .join(''),
+      ).toBe('one two ');
     });
 
     it('is raised by the official client as an APIError inside for await', async () => {
       upstream.next(streamAnswer({ pieces: ['one ', 'two ', 'three'], errorAfter: 2 }));
-      const stream = await client.chat.completions.create({ model: 'alpha-k3', messages: question, stream: true });
+      const stream = await client.chat.completions.create({
+        model: 'alpha-k3',
+        messages: question,
+        stream: true,
+      });
       const received: string[] = [];
       const consume = async () => {
         for await (const chunk of stream) received.push(chunk.choices[0]?.delta.content ?? '');
@@ -261,7 +394,11 @@ describe('POST /v1/chat/completions with stream: true', () => {
     it('turns an upstream connection cut into an error event, and never retries a partial stream', async () => {
       const backupCalls = backup.requests.length;
       upstream.next(streamAnswer({ pieces: ['partial ', 'answer'], cutAfter: 1 }));
-      const stream = await postStream(gateway.url, key, { model: 'beta-v4-pro-0813', messages: question, stream: true });
+      const stream = await postStream(gateway.url, key, {
+        model: 'beta-v4-pro-0813',
+        messages: question,
+        stream: true,
+      });
       await stream.ended;
       const body = stream.bytes().toString('utf8');
 
@@ -272,8 +409,14 @@ describe('POST /v1/chat/completions with stream: true', () => {
       expect(payloads[payloads.length - 1].error.code).toBe('upstream_error');
       expect(backup.requests.length).toBe(backupCalls);
       // Recorded with the 200 the client got, the failure in error_code, not as a 502.
-      const { status, httpStatus, errorCode } = await outcomeOf(String(stream.headers['x-request-id']));
-      expect({ status, httpStatus, errorCode }).toEqual({ status: 'failed', httpStatus: 200, errorCode: 'upstream_error' });
+      const { status, httpStatus, errorCode } = await outcomeOf(
+        String(stream.headers['x-request-id']),
+      );
+      expect({ status, httpStatus, errorCode }).toEqual({
+        status: 'failed',
+        httpStatus: 200,
+        errorCode: 'upstream_error',
+      });
     });
   });
 
@@ -282,20 +425,34 @@ describe('POST /v1/chat/completions with stream: true', () => {
       const text = 'Hello there, streaming world';
       upstream.next(firstPieceThenSilence(text));
       const aborted = upstream.waitForAbort();
-      const stream = await postStream(gateway.url, key, { model: 'alpha-k3', messages: question, stream: true });
+      const stream = await postStream(gateway.url, key, {
+        model: 'alpha-k3',
+        messages: question,
+        stream: true,
+      });
       await stream.waitFor('streaming world');
 
       stream.disconnect();
       // The upstream would stay silent forever: only the gateway closing the connection ends this.
       await aborted;
-      const { deployment, status, httpStatus, usage } = await outcomeOf(String(stream.headers['x-request-id']));
-      expect({ deployment, status, httpStatus }).toEqual({ deployment: 'alpha-k3/0', status: 'aborted', httpStatus: 499 });
+      const { deployment, status, httpStatus, usage } = await outcomeOf(
+        String(stream.headers['x-request-id']),
+      );
+      expect({ deployment, status, httpStatus }).toEqual({
+        deployment: 'alpha-k3/0',
+        status: 'aborted',
+        httpStatus: 499,
+      });
       expect(usage.completionTokens).toBe(estimateTokens(text));
       expect(usage.promptTokens).toBeGreaterThan(0);
     });
 
     it('stops the mock adapter mid-stream too', async () => {
-      const stream = await postStream(gateway.url, key, { model: 'mock-slow', messages: question, stream: true });
+      const stream = await postStream(gateway.url, key, {
+        model: 'mock-slow',
+        messages: question,
+        stream: true,
+      });
       await stream.waitFor('"role":"assistant"');
       const received = dataPayloads(stream.bytes().toString('utf8'))
         .map((chunk) => chunk.choices[0].delta.content)
@@ -317,7 +474,12 @@ describe('POST /v1/chat/completions with stream: true', () => {
       const flood = floodAnswer(TOTAL);
       upstream.next(flood.handler);
       const aborted = upstream.waitForAbort();
-      const stream = await postStream(gateway.url, key, { model: 'alpha-k3', messages: question, stream: true }, { read: false });
+      const stream = await postStream(
+        gateway.url,
+        key,
+        { model: 'alpha-k3', messages: question, stream: true },
+        { read: false },
+      );
       expect(stream.status).toBe(200);
 
       await waitUntilBlocked(flood.progress);
@@ -352,7 +514,10 @@ describe('POST /v1/chat/completions with stream: true', () => {
         'This is a mock answer from beta-v4-flash-0731. You said: "ping"',
       );
       expect(content[3].choices[0].finish_reason).toBe('stop');
-      expect(chunks[chunks.length - 1]).toMatchObject({ choices: [], usage: { completion_tokens: 10 } });
+      expect(chunks[chunks.length - 1]).toMatchObject({
+        choices: [],
+        usage: { completion_tokens: 10 },
+      });
     });
   });
 });
@@ -367,8 +532,16 @@ describe('streaming on the embedded defaults (no GATEWAY_CONFIG)', () => {
   afterAll(() => gateway.close());
 
   it('streams every public model through the mock', async () => {
-    const client = new OpenAI({ apiKey: await gateway.createKey(), baseURL: `${gateway.url}/v1`, maxRetries: 0 });
-    const stream = await client.chat.completions.create({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    const client = new OpenAI({
+      apiKey: await gateway.createKey(),
+      baseURL: `${gateway.url}/v1`,
+      maxRetries: 0,
+    });
+    const stream = await client.chat.completions.create({
+      model: 'alpha-k3',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+    });
     let text = '';
     let chunks = 0;
     for await (const chunk of stream) {
@@ -385,7 +558,15 @@ async function expectEnvelope(response: RawStream, status: number, code: string)
   expect(response.status).toBe(status);
   expect(response.headers['content-type']).toMatch(/^application\/json/);
   const body = JSON.parse(response.bytes().toString('utf8'));
-  expect(body).toEqual({ error: { message: expect.any(String), type: expect.any(String), param: null, code, source: expect.stringMatching(/^(gateway|upstream)$/) } });
+  expect(body).toEqual({
+    error: {
+      message: expect.any(String),
+      type: expect.any(String),
+      param: null,
+      code,
+      source: expect.stringMatching(/^(gateway|upstream)$/),
+    },
+  });
   expect(body.error.message).not.toContain('upstream says no');
 }
 
@@ -393,8 +574,15 @@ async function expectEnvelope(response: RawStream, status: number, code: string)
 function firstPieceThenSilence(content: string): UpstreamHandler {
   return (request, response) => {
     response.writeHead(200, { 'content-type': 'text/event-stream' });
-    const chunk = { id: 'up', object: 'chat.completion.chunk', created: 1, model: request.body.model };
-    response.write(`data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: { role: 'assistant', content }, finish_reason: null }] })}\n\n`);
+    const chunk = {
+      id: 'up',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: request.body.model,
+    };
+    response.write(
+      `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: { role: 'assistant', content }, finish_reason: null }] })}\n\n`,
+    );
   };
 }
 
@@ -411,7 +599,12 @@ function floodAnswer(total: number): { handler: UpstreamHandler; progress: Flood
   const progress: FloodProgress = { written: 0, blocked: false, finished: false };
   const handler: UpstreamHandler = async (request, response) => {
     response.writeHead(200, { 'content-type': 'text/event-stream' });
-    const chunk = { id: 'up', object: 'chat.completion.chunk', created: 1, model: request.body.model };
+    const chunk = {
+      id: 'up',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: request.body.model,
+    };
     const frame = Buffer.from(
       `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: { content: 'x'.repeat(64 * 1024) }, finish_reason: null }] })}\n\n`,
     );
@@ -446,7 +639,11 @@ function drainOrClose(response: ServerResponse): Promise<void> {
 async function waitUntilBlocked(progress: FloodProgress): Promise<void> {
   let last = -1;
   let quietSince = Date.now();
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline && !progress.finished; await sleep(20)) {
+  for (
+    const deadline = Date.now() + 10_000;
+    Date.now() < deadline && !progress.finished;
+    await sleep(20)
+  ) {
     if (progress.written !== last) {
       last = progress.written;
       quietSince = Date.now();
@@ -464,7 +661,7 @@ async function waitUntil(condition: () => boolean): Promise<void> {
 
 function splitBytes(buffer: Buffer, separator: string): Buffer[] {
   const parts: Buffer[] = [];
-  for (let start = 0; start < buffer.length; ) {
+  for (let start = 0; start < buffer.length;) {
     const end = buffer.indexOf(separator, start);
     if (end === -1) {
       parts.push(buffer.subarray(start));

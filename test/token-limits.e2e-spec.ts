@@ -6,7 +6,12 @@ import { VirtualKeyService } from '../src/keys/virtual-key.service';
 import type { CreateVirtualKeyInput } from '../src/keys/virtual-key.types';
 import { testRedisNamespace, TEST_REDIS_URL } from './support/redis';
 import { startTestApp, TestApp } from './support/test-app';
-import { completion, errorResponse, FakeOpenAiUpstream, streamAnswer } from './upstreams/openai-upstream';
+import {
+  completion,
+  errorResponse,
+  FakeOpenAiUpstream,
+  streamAnswer,
+} from './upstreams/openai-upstream';
 
 // Token limits per key, counted in the machine's real Redis. A request reserves its prompt
 // estimate (characters / 4) plus max_tokens, or DEFAULT_MAX_TOKENS_RESERVATION, and settles to
@@ -14,17 +19,35 @@ import { completion, errorResponse, FakeOpenAiUpstream, streamAnswer } from './u
 
 const PROMPT = 'x'.repeat(40);
 const namespace = testRedisNamespace();
-const redisEnv = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: namespace.prefix, DEFAULT_MAX_TOKENS_RESERVATION: '100' };
+const redisEnv = {
+  REDIS_URL: TEST_REDIS_URL,
+  REDIS_KEY_PREFIX: namespace.prefix,
+  DEFAULT_MAX_TOKENS_RESERVATION: '100',
+};
 const budgetEnv = { ...redisEnv, KEY_TOKEN_BUDGET: '100', KEY_BUDGET_PERIOD: 'month' };
 
 let upstream: FakeOpenAiUpstream;
 
 function models() {
-  return { 'alpha-k3': [{ provider: 'openai', base_url: upstream.url, api_key: 'sk-upstream', model: 'upstream-model' }] };
+  return {
+    'alpha-k3': [
+      {
+        provider: 'openai',
+        base_url: upstream.url,
+        api_key: 'sk-upstream',
+        model: 'upstream-model',
+      },
+    ],
+  };
 }
 
-async function createKey(app: TestApp, input: Partial<CreateVirtualKeyInput> = {}): Promise<{ id: string; secret: string }> {
-  const { key, secret } = await app.app.get(VirtualKeyService).create({ name: `tokens-${randomUUID()}`, ...input });
+async function createKey(
+  app: TestApp,
+  input: Partial<CreateVirtualKeyInput> = {},
+): Promise<{ id: string; secret: string }> {
+  const { key, secret } = await app.app
+    .get(VirtualKeyService)
+    .create({ name: `tokens-${randomUUID()}`, ...input });
   return { id: key.id, secret };
 }
 
@@ -40,7 +63,11 @@ function tokensCounted(keyId: string): Promise<string | null> {
 }
 
 async function eventually<T>(read: () => Promise<T>, expected: T): Promise<void> {
-  for (const deadline = Date.now() + 5_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) {
+  for (
+    const deadline = Date.now() + 5_000;
+    Date.now() < deadline;
+    await new Promise((r) => setTimeout(r, 20))
+  ) {
     if ((await read()) === expected) return;
   }
   expect(await read()).toBe(expected);
@@ -132,7 +159,9 @@ describe('tokens per minute', () => {
 
   it('settles a completed stream to the usage the provider reported', async () => {
     const key = await createKey(gateway, { tpmLimit: 1000 });
-    upstream.next(streamAnswer({ pieces: ['a', 'b'], usage: { prompt_tokens: 7, completion_tokens: 3 } }));
+    upstream.next(
+      streamAnswer({ pieces: ['a', 'b'], usage: { prompt_tokens: 7, completion_tokens: 3 } }),
+    );
     const response = await chat(gateway, key.secret, { stream: true, max_tokens: 50 });
     expect(response.text).toContain('data: [DONE]');
     expect(response.headers['x-ratelimit-remaining-tokens']).toBe('940');
@@ -144,12 +173,23 @@ describe('tokens per minute', () => {
     // One content chunk, then silence until the gateway hangs up.
     upstream.next((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
-      const chunk = { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'Hello' }, finish_reason: null }] };
+      const chunk = {
+        id: 'c',
+        object: 'chat.completion.chunk',
+        created: 1,
+        model: 'm',
+        choices: [{ index: 0, delta: { content: 'Hello' }, finish_reason: null }],
+      };
       response.write(`data: ${JSON.stringify(chunk)}\n\n`);
     });
     const aborted = upstream.waitForAbort();
     await new Promise<void>((resolve, reject) => {
-      const body = JSON.stringify({ model: 'alpha-k3', messages: [{ role: 'user', content: PROMPT }], stream: true, max_tokens: 500 });
+      const body = JSON.stringify({
+        model: 'alpha-k3',
+        messages: [{ role: 'user', content: PROMPT }],
+        stream: true,
+        max_tokens: 500,
+      });
       const client = httpRequest(`${gateway.url}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json' },
@@ -171,7 +211,9 @@ describe('tokens per minute', () => {
 
   it('gives the reservation back when the provider fails', async () => {
     const key = await createKey(gateway, { tpmLimit: 1000 });
-    upstream.next(errorResponse(400, { error: { message: 'bad request', type: 'invalid_request_error' } }));
+    upstream.next(
+      errorResponse(400, { error: { message: 'bad request', type: 'invalid_request_error' } }),
+    );
     const failed = await chat(gateway, key.secret);
     expect(failed.status).toBe(400);
     expect(failed.headers['x-ratelimit-remaining-tokens']).toBe(String(1000 - 110));
@@ -197,17 +239,23 @@ describe('token budget per period', () => {
     const key = await createKey(gateway);
     // Each answer uses 21 tokens. Four fit (84), a fifth reserving 15 still fits (99) and
     // settles to 105: over the budget, so the sixth is refused.
-    for (let i = 0; i < 4; i++) expect((await chat(gateway, key.secret, { max_tokens: 10 })).status).toBe(200);
+    for (let i = 0; i < 4; i++)
+      expect((await chat(gateway, key.secret, { max_tokens: 10 })).status).toBe(200);
     expect((await chat(peer, key.secret, { max_tokens: 5 })).status).toBe(200);
     const upstreamCalls = upstream.requests.length;
 
     const refused = await chat(gateway, key.secret, { max_tokens: 10 });
     expect(refused.status).toBe(429);
-    expect(refused.body.error).toMatchObject({ code: 'budget_exceeded', type: 'insufficient_quota', param: null });
+    expect(refused.body.error).toMatchObject({
+      code: 'budget_exceeded',
+      type: 'insufficient_quota',
+      param: null,
+    });
     expect(refused.body.error.message).toContain('is spent: 105 of 100 tokens this month');
     expect(refused.headers['x-should-retry']).toBe('false');
     const now = new Date();
-    const secondsToNextMonth = (Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) - now.getTime()) / 1000;
+    const secondsToNextMonth =
+      (Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) - now.getTime()) / 1000;
     expect(Math.abs(Number(refused.headers['retry-after']) - secondsToNextMonth)).toBeLessThan(3);
 
     expect((await chat(peer, key.secret, { max_tokens: 1 })).status).toBe(429);
@@ -241,7 +289,9 @@ describe('token budget per period', () => {
     const refused = await chat(gateway, key.secret, { max_tokens: 200 });
     expect(refused.status).toBe(429);
     expect(refused.body.error.code).toBe('budget_exceeded');
-    expect(refused.body.error.message).toContain('has 100 of 100 tokens left this month, and this request reserves 210');
+    expect(refused.body.error.message).toContain(
+      'has 100 of 100 tokens left this month, and this request reserves 210',
+    );
   });
 
   it('keeps a spent budget across a gateway restart (the count lives in Redis)', async () => {

@@ -19,7 +19,10 @@ interface OtlpSpan {
 
 const attribute = (span: OtlpSpan, key: string) => {
   const value = span.attributes.find((a) => a.key === key)?.value;
-  return value && (value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : value.boolValue));
+  return (
+    value &&
+    (value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : value.boolValue))
+  );
 };
 
 describe('OpenTelemetry tracing (built gateway, OTLP/HTTP JSON collector)', () => {
@@ -29,15 +32,22 @@ describe('OpenTelemetry tracing (built gateway, OTLP/HTTP JSON collector)', () =
   let stdout = '';
 
   beforeAll(async () => {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT });
+    execFileSync(
+      process.execPath,
+      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+      { cwd: ROOT },
+    );
     // A stand-in collector: OTLP/HTTP with JSON bodies on /v1/traces, as the exporter sends them.
     collector = createServer((request, response) => {
       let body = '';
       request.on('data', (chunk: Buffer) => (body += chunk.toString()));
       request.on('end', () => {
         if (request.url === '/v1/traces') {
-          const payload = JSON.parse(body) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }> };
-          for (const resource of payload.resourceSpans) for (const scope of resource.scopeSpans) spans.push(...scope.spans);
+          const payload = JSON.parse(body) as {
+            resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }>;
+          };
+          for (const resource of payload.resourceSpans)
+            for (const scope of resource.scopeSpans) spans.push(...scope.spans);
         }
         response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       });
@@ -69,7 +79,10 @@ describe('OpenTelemetry tracing (built gateway, OTLP/HTTP JSON collector)', () =
     const url = /gateway listening on (http:\/\/\S+)\/v1/.exec(stdout)![1];
     const demoKey = /Demo virtual key: (gk-[\w-]+)/.exec(stdout)![1];
     const client = new OpenAI({ apiKey: demoKey, baseURL: `${url}/v1`, maxRetries: 0 });
-    await client.chat.completions.create({ model: 'alpha-k3', messages: [{ role: 'user', content: 'trace me' }] });
+    await client.chat.completions.create({
+      model: 'alpha-k3',
+      messages: [{ role: 'user', content: 'trace me' }],
+    });
 
     await eventually(async () => expect(spans.length).toBeGreaterThanOrEqual(2), 10_000);
     const request = spans.find((s) => s.parentSpanId === undefined || s.parentSpanId === '')!;
@@ -91,7 +104,9 @@ describe('OpenTelemetry tracing (built gateway, OTLP/HTTP JSON collector)', () =
       const tracing = new TracingService({ get: () => undefined });
       const loaded = Object.keys(require.cache).filter((path) => path.includes('@opentelemetry'));
       process.stdout.write(JSON.stringify({ enabled: tracing.enabled, loaded }));`;
-    const result = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: ROOT }).toString()) as { enabled: boolean; loaded: string[] };
+    const result = JSON.parse(
+      execFileSync(process.execPath, ['-e', script], { cwd: ROOT }).toString(),
+    ) as { enabled: boolean; loaded: string[] };
     expect(result).toEqual({ enabled: false, loaded: [] });
   });
 });

@@ -20,11 +20,28 @@ describe('bounded upstream answers', () => {
     gateway = await startTestApp({
       models: {
         'alpha-k3': [{ provider: 'openai', base_url: upstream.url, api_key: 'sk-up', model: 'm' }],
-        'alpha-short': [{ provider: 'openai', base_url: upstream.url, api_key: 'sk-up', model: 'm', timeout_ms: 400 }],
+        'alpha-short': [
+          {
+            provider: 'openai',
+            base_url: upstream.url,
+            api_key: 'sk-up',
+            model: 'm',
+            timeout_ms: 400,
+          },
+        ],
       },
-      env: { UPSTREAM_MAX_BODY_BYTES: String(MAX_BODY), STREAM_MAX_DURATION_MS: '1000', SSE_HEARTBEAT_MS: '0', LOG_LEVEL: 'warn' },
+      env: {
+        UPSTREAM_MAX_BODY_BYTES: String(MAX_BODY),
+        STREAM_MAX_DURATION_MS: '1000',
+        SSE_HEARTBEAT_MS: '0',
+        LOG_LEVEL: 'warn',
+      },
     });
-    client = new OpenAI({ apiKey: await gateway.createKey(), baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    client = new OpenAI({
+      apiKey: await gateway.createKey(),
+      baseURL: `${gateway.url}/v1`,
+      maxRetries: 0,
+    });
   });
 
   afterAll(async () => {
@@ -36,7 +53,9 @@ describe('bounded upstream answers', () => {
     const sent = { bytes: 0 };
     upstream.next(endlessJson(sent));
     const aborted = upstream.waitForAbort();
-    const error = (await client.chat.completions.create({ model: 'alpha-k3', messages: question }).catch((e: unknown) => e)) as APIError;
+    const error = (await client.chat.completions
+      .create({ model: 'alpha-k3', messages: question })
+      .catch((e: unknown) => e)) as APIError;
     expect(error).toBeInstanceOf(APIError);
     expect(error.status).toBe(502);
     expect(error.code).toBe('upstream_error');
@@ -48,11 +67,16 @@ describe('bounded upstream answers', () => {
 
   it('refuses a JSON answer whose Content-Length is over the limit without reading it', async () => {
     upstream.next((_request, response) => {
-      response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(200 * 1024 * 1024) });
+      response.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': String(200 * 1024 * 1024),
+      });
       response.write('{"id":"');
     });
     const aborted = upstream.waitForAbort();
-    const error = (await client.chat.completions.create({ model: 'alpha-k3', messages: question }).catch((e: unknown) => e)) as APIError;
+    const error = (await client.chat.completions
+      .create({ model: 'alpha-k3', messages: question })
+      .catch((e: unknown) => e)) as APIError;
     expect(error.status).toBe(502);
     expect(error.code).toBe('upstream_error');
     await aborted;
@@ -66,7 +90,9 @@ describe('bounded upstream answers', () => {
     });
     const aborted = upstream.waitForAbort();
     const started = Date.now();
-    const error = (await client.chat.completions.create({ model: 'alpha-short', messages: question }).catch((e: unknown) => e)) as APIError;
+    const error = (await client.chat.completions
+      .create({ model: 'alpha-short', messages: question })
+      .catch((e: unknown) => e)) as APIError;
     expect(error.status).toBe(504);
     expect(error.code).toBe('upstream_timeout');
     expect(Date.now() - started).toBeLessThan(2_000);
@@ -89,17 +115,25 @@ describe('bounded upstream answers', () => {
   });
 
   it('ends a stream that runs longer than STREAM_MAX_DURATION_MS with an error event; upstream closed', async () => {
-    upstream.next(streamAnswer({ pieces: Array.from({ length: 50 }, (_, i) => `p${i} `), delayMs: 100 }));
+    upstream.next(
+      streamAnswer({ pieces: Array.from({ length: 50 }, (_, i) => `p${i} `), delayMs: 100 }),
+    );
     const aborted = upstream.waitForAbort();
     const started = Date.now();
-    const stream = await postStream(gateway.url, await gateway.createKey(), { model: 'alpha-k3', messages: question, stream: true });
+    const stream = await postStream(gateway.url, await gateway.createKey(), {
+      model: 'alpha-k3',
+      messages: question,
+      stream: true,
+    });
     expect(stream.status).toBe(200);
     await stream.ended;
     const elapsed = Date.now() - started;
     const body = stream.bytes().toString('utf8');
     expect(body).not.toContain('[DONE]');
     const payloads = dataPayloads(body);
-    expect(payloads[payloads.length - 1]).toEqual({ error: expect.objectContaining({ code: 'upstream_timeout' }) });
+    expect(payloads[payloads.length - 1]).toEqual({
+      error: expect.objectContaining({ code: 'upstream_timeout' }),
+    });
     expect(payloads.length).toBeGreaterThan(3);
     expect(elapsed).toBeGreaterThanOrEqual(900);
     expect(elapsed).toBeLessThan(3_000);
@@ -107,9 +141,15 @@ describe('bounded upstream answers', () => {
   });
 
   it('closes the upstream socket of a stream the client abandons instead of keeping it', async () => {
-    upstream.next(streamAnswer({ pieces: Array.from({ length: 50 }, (_, i) => `p${i} `), delayMs: 20 }));
+    upstream.next(
+      streamAnswer({ pieces: Array.from({ length: 50 }, (_, i) => `p${i} `), delayMs: 20 }),
+    );
     const aborted = upstream.waitForAbort();
-    const stream = await postStream(gateway.url, await gateway.createKey(), { model: 'alpha-k3', messages: question, stream: true });
+    const stream = await postStream(gateway.url, await gateway.createKey(), {
+      model: 'alpha-k3',
+      messages: question,
+      stream: true,
+    });
     await stream.waitFor('p2 ');
     stream.disconnect();
     await aborted;
@@ -121,7 +161,9 @@ describe('bounded upstream answers', () => {
 function endlessJson(sent: { bytes: number }): UpstreamHandler {
   return async (_request, response) => {
     response.writeHead(200, { 'content-type': 'application/json' });
-    response.write('{"id":"chatcmpl-big","choices":[{"index":0,"message":{"role":"assistant","content":"');
+    response.write(
+      '{"id":"chatcmpl-big","choices":[{"index":0,"message":{"role":"assistant","content":"',
+    );
     const piece = 'x'.repeat(64 * 1024);
     while (!response.destroyed && sent.bytes < 200 * 1024 * 1024) {
       sent.bytes += piece.length;
@@ -131,12 +173,21 @@ function endlessJson(sent: { bytes: number }): UpstreamHandler {
 }
 
 async function writeUntilClosed(response: ServerResponse, piece: string): Promise<void> {
-  for (let written = 0; !response.destroyed && written < 200 * 1024 * 1024; written += piece.length) {
+  for (
+    let written = 0;
+    !response.destroyed && written < 200 * 1024 * 1024;
+    written += piece.length
+  ) {
     if (!response.write(piece)) await drainOrClose(response);
   }
 }
 
-async function writeSlowly(response: ServerResponse, piece: string, intervalMs: number, times: number): Promise<void> {
+async function writeSlowly(
+  response: ServerResponse,
+  piece: string,
+  intervalMs: number,
+  times: number,
+): Promise<void> {
   for (let i = 0; i < times && !response.destroyed; i++) {
     response.write(piece);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));

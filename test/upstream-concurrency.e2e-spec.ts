@@ -2,7 +2,13 @@ import { Agent, request as httpRequest } from 'node:http';
 import OpenAI, { APIError } from 'openai';
 import { performance } from 'node:perf_hooks';
 import { startTestApp, TestApp } from './support/test-app';
-import { completion, FakeOpenAiUpstream, hang, streamAnswer, UpstreamHandler } from './upstreams/openai-upstream';
+import {
+  completion,
+  FakeOpenAiUpstream,
+  hang,
+  streamAnswer,
+  UpstreamHandler,
+} from './upstreams/openai-upstream';
 
 // A deployment takes as many concurrent requests as arrive (no hidden pool queue), or, with
 // max_concurrency, a bounded and visible wait followed by a 503.
@@ -22,7 +28,9 @@ describe('concurrent requests to one deployment', () => {
       models: {
         'alpha-k3': [openai],
         'alpha-limited': [{ ...openai, max_concurrency: 2, max_queue_ms: 300 }],
-        'alpha-queued-deadline': [{ ...openai, max_concurrency: 1, max_queue_ms: 10_000, timeout_ms: 500 }],
+        'alpha-queued-deadline': [
+          { ...openai, max_concurrency: 1, max_queue_ms: 10_000, timeout_ms: 500 },
+        ],
       },
       env: { KEY_RPM_LIMIT: '0', LOG_LEVEL: 'warn' },
     });
@@ -43,24 +51,41 @@ describe('concurrent requests to one deployment', () => {
     const slowStream: UpstreamHandler = async (request, response, raw) => {
       if (++arrived === STREAMS) openBarrier();
       let fallback: NodeJS.Timeout | undefined;
-      await Promise.race([barrier, new Promise((resolve) => (fallback = setTimeout(resolve, 20_000)))]);
+      await Promise.race([
+        barrier,
+        new Promise((resolve) => (fallback = setTimeout(resolve, 20_000))),
+      ]);
       clearTimeout(fallback);
-      await streamAnswer({ pieces: ['slow ', 'but ', 'there'], delayMs: 200 })(request, response, raw);
+      await streamAnswer({ pieces: ['slow ', 'but ', 'there'], delayMs: 200 })(
+        request,
+        response,
+        raw,
+      );
     };
     upstream.next(...Array.from({ length: STREAMS }, () => slowStream));
 
     const agent = new Agent({ keepAlive: true, maxSockets: STREAMS + 10 });
     const started = performance.now();
     const results = await Promise.all(
-      Array.from({ length: STREAMS }, () => streamThrough(gateway.url, key, agent, { model: 'alpha-k3', messages: question, stream: true })),
+      Array.from({ length: STREAMS }, () =>
+        streamThrough(gateway.url, key, agent, {
+          model: 'alpha-k3',
+          messages: question,
+          stream: true,
+        }),
+      ),
     );
     const elapsed = performance.now() - started;
     agent.destroy();
 
     expect(arrived).toBe(STREAMS);
-    expect(results.filter((r) => r.status === 200 && r.body.endsWith('data: [DONE]\n\n'))).toHaveLength(STREAMS);
+    expect(
+      results.filter((r) => r.status === 200 && r.body.endsWith('data: [DONE]\n\n')),
+    ).toHaveLength(STREAMS);
     const ttfb = results.map((r) => r.firstByteMs).sort((a, b) => a - b);
-    console.log(`${STREAMS} streams: all answered in ${Math.round(elapsed)} ms, median time to first byte ${Math.round(ttfb[STREAMS >> 1])} ms`);
+    console.log(
+      `${STREAMS} streams: all answered in ${Math.round(elapsed)} ms, median time to first byte ${Math.round(ttfb[STREAMS >> 1])} ms`,
+    );
     expect(elapsed).toBeLessThan(20_000);
   }, 60_000);
 
@@ -70,7 +95,10 @@ describe('concurrent requests to one deployment', () => {
     const client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
     const held = [1, 2].map(() => {
       const controller = new AbortController();
-      const call = client.chat.completions.create({ model: 'alpha-limited', messages: question as never }, { signal: controller.signal });
+      const call = client.chat.completions.create(
+        { model: 'alpha-limited', messages: question as never },
+        { signal: controller.signal },
+      );
       call.catch(() => undefined);
       return controller;
     });
@@ -79,7 +107,9 @@ describe('concurrent requests to one deployment', () => {
     try {
       await waitUntil(() => upstream.requests.length >= base + 2);
       const started = Date.now();
-      error = await client.chat.completions.create({ model: 'alpha-limited', messages: question as never }).catch((e: unknown) => e);
+      error = await client.chat.completions
+        .create({ model: 'alpha-limited', messages: question as never })
+        .catch((e: unknown) => e);
       waited = Date.now() - started;
     } finally {
       held.forEach((controller) => controller.abort());
@@ -106,12 +136,21 @@ describe('concurrent requests to one deployment', () => {
     };
     upstream.next(delayed, delayed);
     const client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
-    const first = [1, 2].map(() => client.chat.completions.create({ model: 'alpha-limited', messages: question as never }));
+    const first = [1, 2].map(() =>
+      client.chat.completions.create({ model: 'alpha-limited', messages: question as never }),
+    );
     await waitUntil(() => upstream.requests.length >= base + 2);
-    const queued = client.chat.completions.create({ model: 'alpha-limited', messages: question as never });
+    const queued = client.chat.completions.create({
+      model: 'alpha-limited',
+      messages: question as never,
+    });
     setTimeout(release, 100);
     const answers = await Promise.all([...first, queued]);
-    expect(answers.map((a) => a.choices[0].message.content)).toEqual(['ok', 'ok', 'Hello from the fake upstream.']);
+    expect(answers.map((a) => a.choices[0].message.content)).toEqual([
+      'ok',
+      'ok',
+      'Hello from the fake upstream.',
+    ]);
   });
 
   it('counts time spent queueing against timeout_ms: 504 after timeout_ms, not after max_queue_ms', async () => {
@@ -120,7 +159,9 @@ describe('concurrent requests to one deployment', () => {
     const base = upstream.requests.length;
     upstream.next(hang(), hang());
     const client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
-    const holder = client.chat.completions.create({ model: 'alpha-queued-deadline', messages: question as never }).catch((e: unknown) => e);
+    const holder = client.chat.completions
+      .create({ model: 'alpha-queued-deadline', messages: question as never })
+      .catch((e: unknown) => e);
     await waitUntil(() => upstream.requests.length >= base + 1);
     const started = Date.now();
     const error = (await client.chat.completions
@@ -140,21 +181,36 @@ interface StreamResult {
   firstByteMs: number;
 }
 
-function streamThrough(baseUrl: string, key: string, agent: Agent, body: unknown): Promise<StreamResult> {
+function streamThrough(
+  baseUrl: string,
+  key: string,
+  agent: Agent,
+  body: unknown,
+): Promise<StreamResult> {
   const payload = JSON.stringify(body);
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(new URL('/v1/chat/completions', baseUrl), {
       method: 'POST',
       agent,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(payload),
+      },
     });
     outgoing.on('error', reject);
     outgoing.on('response', (response) => {
       const firstByteMs = performance.now() - started;
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), firstByteMs }));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          body: Buffer.concat(chunks).toString('utf8'),
+          firstByteMs,
+        }),
+      );
       response.on('error', reject);
     });
     outgoing.end(payload);

@@ -29,10 +29,13 @@ describe('usage_records partitions', () => {
       [randomUUID(), createdAt, randomUUID()],
     );
   const rowsByPartition = async () =>
-    (await database.query<{ partition: string; n: number }>(
-      'SELECT tableoid::regclass::text AS partition, count(*)::int AS n FROM usage_records GROUP BY 1 ORDER BY 1',
-    )).rows;
-  const service = (retentionMonths: number) => new UsagePartitions(prisma, new ConfigService({ USAGE_RETENTION_MONTHS: retentionMonths }));
+    (
+      await database.query<{ partition: string; n: number }>(
+        'SELECT tableoid::regclass::text AS partition, count(*)::int AS n FROM usage_records GROUP BY 1 ORDER BY 1',
+      )
+    ).rows;
+  const service = (retentionMonths: number) =>
+    new UsagePartitions(prisma, new ConfigService({ USAGE_RETENTION_MONTHS: retentionMonths }));
 
   beforeAll(async () => {
     scratch = await createDatabase('gateway_partitions');
@@ -59,11 +62,23 @@ describe('usage_records partitions', () => {
 
   it('creates the current and next two UTC months, moving rows the default partition held for them', async () => {
     const report = await service(0).maintain(new Date('2031-02-15T08:00:00Z'));
-    expect(report).toEqual({ created: ['usage_records_2031_02', 'usage_records_2031_03', 'usage_records_2031_04'], dropped: [] });
+    expect(report).toEqual({
+      created: ['usage_records_2031_02', 'usage_records_2031_03', 'usage_records_2031_04'],
+      dropped: [],
+    });
     expect(await partitionsOf()).toEqual([
-      { name: 'usage_records_2031_02', bound: "FOR VALUES FROM ('2031-02-01 00:00:00+00') TO ('2031-03-01 00:00:00+00')" },
-      { name: 'usage_records_2031_03', bound: "FOR VALUES FROM ('2031-03-01 00:00:00+00') TO ('2031-04-01 00:00:00+00')" },
-      { name: 'usage_records_2031_04', bound: "FOR VALUES FROM ('2031-04-01 00:00:00+00') TO ('2031-05-01 00:00:00+00')" },
+      {
+        name: 'usage_records_2031_02',
+        bound: "FOR VALUES FROM ('2031-02-01 00:00:00+00') TO ('2031-03-01 00:00:00+00')",
+      },
+      {
+        name: 'usage_records_2031_03',
+        bound: "FOR VALUES FROM ('2031-03-01 00:00:00+00') TO ('2031-04-01 00:00:00+00')",
+      },
+      {
+        name: 'usage_records_2031_04',
+        bound: "FOR VALUES FROM ('2031-04-01 00:00:00+00') TO ('2031-05-01 00:00:00+00')",
+      },
       { name: 'usage_records_default', bound: 'DEFAULT' },
     ]);
     expect(await rowsByPartition()).toEqual([
@@ -74,13 +89,19 @@ describe('usage_records partitions', () => {
     // New rows go straight to their month, and the partitions carry the table's indexes.
     await insert('2031-03-05T00:00:00Z');
     expect((await rowsByPartition())[1]).toEqual({ partition: 'usage_records_2031_03', n: 2 });
-    const { rows } = await database.query(`SELECT indexname FROM pg_indexes WHERE tablename = 'usage_records_2031_03' ORDER BY 1`);
+    const { rows } = await database.query(
+      `SELECT indexname FROM pg_indexes WHERE tablename = 'usage_records_2031_03' ORDER BY 1`,
+    );
     expect(rows.map((row) => row.indexname)).toHaveLength(3);
   });
 
   it('is idempotent, also when instances run it at the same time', async () => {
     const now = new Date('2031-03-20T00:00:00Z');
-    const reports = await Promise.all([service(0).maintain(now), service(0).maintain(now), service(0).maintain(now)]);
+    const reports = await Promise.all([
+      service(0).maintain(now),
+      service(0).maintain(now),
+      service(0).maintain(now),
+    ]);
     const created = reports.flatMap((report) => report.created);
     expect(created).toEqual(['usage_records_2031_05']);
     expect(await service(0).maintain(now)).toEqual({ created: [], dropped: [] });
@@ -90,7 +111,10 @@ describe('usage_records partitions', () => {
     await insert('2030-12-31T00:00:00Z'); // in the default partition, older than any monthly one
     const report = await service(1).maintain(new Date('2031-04-02T00:00:00Z'));
     // Keeps March (one whole month back) and April onwards; February goes.
-    expect(report).toEqual({ created: ['usage_records_2031_06'], dropped: ['usage_records_2031_02'] });
+    expect(report).toEqual({
+      created: ['usage_records_2031_06'],
+      dropped: ['usage_records_2031_02'],
+    });
     expect((await partitionsOf()).map((partition) => partition.name)).toEqual([
       'usage_records_2031_03',
       'usage_records_2031_04',

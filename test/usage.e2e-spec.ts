@@ -1,7 +1,13 @@
 import OpenAI from 'openai';
 import { Client } from 'pg';
 import { VirtualKeyService } from '../src/keys/virtual-key.service';
-import { completion, errorResponse, FakeOpenAiUpstream, hang, streamAnswer } from './upstreams/openai-upstream';
+import {
+  completion,
+  errorResponse,
+  FakeOpenAiUpstream,
+  hang,
+  streamAnswer,
+} from './upstreams/openai-upstream';
 import { eventually } from './support/eventually';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -32,10 +38,20 @@ describe('usage records', () => {
     upstream = await FakeOpenAiUpstream.start();
     gateway = await startTestApp({
       models: {
-        'alpha-k3': [{ provider: 'openai', base_url: upstream.url, api_key: 'sk-upstream', model: 'up-1', name: 'primary' }],
+        'alpha-k3': [
+          {
+            provider: 'openai',
+            base_url: upstream.url,
+            api_key: 'sk-upstream',
+            model: 'up-1',
+            name: 'primary',
+          },
+        ],
         'beta-v4-flash-0731': [{ provider: 'mock' }],
         // A slow stream that no HTTP client of the gateway's waits for at shutdown.
-        'beta-v4-pro-0813': [{ provider: 'mock', name: 'slow-mock', chunk_count: 5, chunk_delay_ms: 200 }],
+        'beta-v4-pro-0813': [
+          { provider: 'mock', name: 'slow-mock', chunk_count: 5, chunk_delay_ms: 200 },
+        ],
       },
       // Nothing is written before shutdown unless the shutdown path writes it.
       env: { USAGE_FLUSH_INTERVAL_MS: '60000', SSE_HEARTBEAT_MS: '0' },
@@ -59,7 +75,9 @@ describe('usage records', () => {
 
   it('writes one row per request (completed, failed, aborted, still streaming at shutdown) when the app closes', async () => {
     const secret = await gateway.createKey();
-    const keyId = (await gateway.app.get(VirtualKeyService).list()).find((key) => key.keyPrefix === secret.slice(0, 10))!.id;
+    const keyId = (await gateway.app.get(VirtualKeyService).list()).find(
+      (key) => key.keyPrefix === secret.slice(0, 10),
+    )!.id;
     const client = new OpenAI({ apiKey: secret, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
     const as = (requestId: string) => ({ headers: { 'x-request-id': requestId } });
 
@@ -69,10 +87,14 @@ describe('usage records', () => {
 
     // 2. Failed: the provider answers 500, the client gets 502.
     upstream.next(errorResponse(500, { error: { message: 'boom', type: 'server_error' } }));
-    await expect(client.chat.completions.create({ model: 'alpha-k3', messages }, as('u2-failed'))).rejects.toMatchObject({ status: 502 });
+    await expect(
+      client.chat.completions.create({ model: 'alpha-k3', messages }, as('u2-failed')),
+    ).rejects.toMatchObject({ status: 502 });
 
     // 3. A completed stream reporting usage.
-    upstream.next(streamAnswer({ pieces: ['a', 'b'], usage: { prompt_tokens: 5, completion_tokens: 2 } }));
+    upstream.next(
+      streamAnswer({ pieces: ['a', 'b'], usage: { prompt_tokens: 5, completion_tokens: 2 } }),
+    );
     const done = await client.chat.completions.create(
       { model: 'alpha-k3', messages, stream: true, stream_options: { include_usage: true } },
       as('u3-streamed'),
@@ -82,7 +104,10 @@ describe('usage records', () => {
     // 4. A stream the client leaves after its first chunk.
     upstream.next(streamAnswer({ pieces: ['one', 'two', 'three', 'four', 'five'], delayMs: 200 }));
     const aborted = upstream.waitForAbort();
-    const leaving = await client.chat.completions.create({ model: 'alpha-k3', messages, stream: true }, as('u4-aborted-stream'));
+    const leaving = await client.chat.completions.create(
+      { model: 'alpha-k3', messages, stream: true },
+      as('u4-aborted-stream'),
+    );
     for await (const _chunk of leaving) break; // the SDK aborts the request
     await aborted;
 
@@ -90,8 +115,14 @@ describe('usage records', () => {
     upstream.next(hang());
     const controller = new AbortController();
     const gaveUp = upstream.waitForAbort();
-    const pending = client.chat.completions.create({ model: 'alpha-k3', messages }, { ...as('u5-aborted'), signal: controller.signal });
-    await eventually(async () => expect(upstream.lastRequest?.headers['x-request-id']).toBe('u5-aborted'), 2_000);
+    const pending = client.chat.completions.create(
+      { model: 'alpha-k3', messages },
+      { ...as('u5-aborted'), signal: controller.signal },
+    );
+    await eventually(
+      async () => expect(upstream.lastRequest?.headers['x-request-id']).toBe('u5-aborted'),
+      2_000,
+    );
     controller.abort();
     await expect(pending).rejects.toThrow();
     await gaveUp;
@@ -101,12 +132,18 @@ describe('usage records', () => {
 
     // 7. A stream still running when the gateway is asked to stop: it finishes, and counts.
     upstream.next(streamAnswer({ pieces: ['x', 'y', 'z', 'w'], delayMs: 150 }));
-    const running = await client.chat.completions.create({ model: 'alpha-k3', messages, stream: true }, as('u7-running-at-shutdown'));
+    const running = await client.chat.completions.create(
+      { model: 'alpha-k3', messages, stream: true },
+      as('u7-running-at-shutdown'),
+    );
     const iterator = running[Symbol.asyncIterator]();
     const first = await iterator.next();
     let text = first.done ? '' : (first.value.choices[0]?.delta?.content ?? '');
 
-    const slow = await client.chat.completions.create({ model: 'beta-v4-pro-0813', messages, stream: true }, as('u8-mock-running-at-shutdown'));
+    const slow = await client.chat.completions.create(
+      { model: 'beta-v4-pro-0813', messages, stream: true },
+      as('u8-mock-running-at-shutdown'),
+    );
     const slowChunks = slow[Symbol.asyncIterator]();
     await slowChunks.next();
 
@@ -114,9 +151,11 @@ describe('usage records', () => {
     expect(await rowsOf(keyId)).toEqual([]);
 
     const closing = gateway.close();
-    for (let step = await iterator.next(); !step.done; step = await iterator.next()) text += step.value.choices[0]?.delta?.content ?? '';
+    for (let step = await iterator.next(); !step.done; step = await iterator.next())
+      text += step.value.choices[0]?.delta?.content ?? '';
     let slowChunkCount = 1;
-    for (let step = await slowChunks.next(); !step.done; step = await slowChunks.next()) slowChunkCount++;
+    for (let step = await slowChunks.next(); !step.done; step = await slowChunks.next())
+      slowChunkCount++;
     await closing;
     expect(text).toBe('xyzw');
     expect(slowChunkCount).toBeGreaterThanOrEqual(5);
@@ -125,14 +164,53 @@ describe('usage records', () => {
     const month = new Date();
     const partition = `usage_records_${month.getUTCFullYear()}_${String(month.getUTCMonth() + 1).padStart(2, '0')}`;
     expect(rows).toEqual([
-      row('u1-completed', { status: 'completed', http_status: 200, prompt_tokens: 11, completion_tokens: 3 }),
-      row('u2-failed', { status: 'failed', http_status: 502, error_code: 'upstream_error', prompt_tokens: 0, completion_tokens: 0 }),
-      row('u3-streamed', { status: 'completed', http_status: 200, stream: true, prompt_tokens: 5, completion_tokens: 2 }),
-      row('u4-aborted-stream', { status: 'aborted', http_status: 499, error_code: 'client_disconnected', stream: true }),
-      row('u5-aborted', { status: 'aborted', http_status: 499, error_code: 'client_disconnected', prompt_tokens: 0, completion_tokens: 0 }),
-      row('u6-mock', { status: 'completed', http_status: 200, public_model: 'beta-v4-flash-0731', deployment: 'beta-v4-flash-0731/0' }),
+      row('u1-completed', {
+        status: 'completed',
+        http_status: 200,
+        prompt_tokens: 11,
+        completion_tokens: 3,
+      }),
+      row('u2-failed', {
+        status: 'failed',
+        http_status: 502,
+        error_code: 'upstream_error',
+        prompt_tokens: 0,
+        completion_tokens: 0,
+      }),
+      row('u3-streamed', {
+        status: 'completed',
+        http_status: 200,
+        stream: true,
+        prompt_tokens: 5,
+        completion_tokens: 2,
+      }),
+      row('u4-aborted-stream', {
+        status: 'aborted',
+        http_status: 499,
+        error_code: 'client_disconnected',
+        stream: true,
+      }),
+      row('u5-aborted', {
+        status: 'aborted',
+        http_status: 499,
+        error_code: 'client_disconnected',
+        prompt_tokens: 0,
+        completion_tokens: 0,
+      }),
+      row('u6-mock', {
+        status: 'completed',
+        http_status: 200,
+        public_model: 'beta-v4-flash-0731',
+        deployment: 'beta-v4-flash-0731/0',
+      }),
       row('u7-running-at-shutdown', { status: 'completed', http_status: 200, stream: true }),
-      row('u8-mock-running-at-shutdown', { status: 'completed', http_status: 200, stream: true, public_model: 'beta-v4-pro-0813', deployment: 'slow-mock' }),
+      row('u8-mock-running-at-shutdown', {
+        status: 'completed',
+        http_status: 200,
+        stream: true,
+        public_model: 'beta-v4-pro-0813',
+        deployment: 'slow-mock',
+      }),
     ]);
     for (const written of rows) {
       expect(written.partition).toBe(partition);

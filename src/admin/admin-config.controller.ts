@@ -16,7 +16,8 @@ export class AdminConfigController {
   @HttpCode(200)
   reload() {
     const result = this.config.reload();
-    if (!result.reloaded) throw new GatewayException('invalid_gateway_config', { message: result.error });
+    if (!result.reloaded)
+      throw new GatewayException('invalid_gateway_config', { message: result.error });
     return { object: 'config_reload', source: result.source, models: result.models };
   }
 }

@@ -52,7 +52,11 @@ export class AdminKeysController {
   @Post(':id/rotate')
   @HttpCode(200)
   async rotate(@Param('id') id: string, @Body() body: RotateKeyDto) {
-    return presentCreatedKey(await this.keys.rotate(id, { graceSeconds: body.grace_seconds ?? DEFAULT_ROTATION_GRACE_SECONDS }));
+    return presentCreatedKey(
+      await this.keys.rotate(id, {
+        graceSeconds: body.grace_seconds ?? DEFAULT_ROTATION_GRACE_SECONDS,
+      }),
+    );
   }
 
   /** A typo in allowed_models would lock a key out of every model; refuse it up front. */

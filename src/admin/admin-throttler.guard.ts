@@ -1,6 +1,11 @@
 import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ThrottlerGuard, ThrottlerLimitDetail, type ThrottlerModuleOptions, type ThrottlerStorage } from '@nestjs/throttler';
+import {
+  ThrottlerGuard,
+  ThrottlerLimitDetail,
+  type ThrottlerModuleOptions,
+  type ThrottlerStorage,
+} from '@nestjs/throttler';
 import { GatewayException } from '../common/errors/gateway.exception';
 
 export const AdminThrottlerOptions = Symbol('AdminThrottlerOptions');
@@ -25,11 +30,18 @@ export class AdminThrottlerGuard extends ThrottlerGuard {
   }
 
   /** One bucket per client for the whole admin API, not one per route as by default. */
-  protected override generateKey(_context: ExecutionContext, tracker: string, throttlerName: string): string {
+  protected override generateKey(
+    _context: ExecutionContext,
+    tracker: string,
+    throttlerName: string,
+  ): string {
     return `admin:${throttlerName}:${tracker}`;
   }
 
-  protected override async throwThrottlingException(_context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+  protected override async throwThrottlingException(
+    _context: ExecutionContext,
+    detail: ThrottlerLimitDetail,
+  ): Promise<void> {
     throw new GatewayException('rate_limit_exceeded', {
       message: `Admin API rate limit reached: ${detail.limit} requests per ${detail.ttl / 1000} s. Retry after ${detail.timeToBlockExpire} s.`,
       headers: { 'Retry-After': String(detail.timeToBlockExpire) },

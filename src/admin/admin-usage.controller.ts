@@ -36,7 +36,9 @@ export class AdminUsageController {
       from: query.from ?? null,
       to: query.to ?? null,
       data: groups.map((group) =>
-        groupBy === 'key' ? { key_id: group.group, key_name: names.get(group.group) ?? null, ...totals(group) } : { model: group.group, ...totals(group) },
+        groupBy === 'key'
+          ? { key_id: group.group, key_name: names.get(group.group) ?? null, ...totals(group) }
+          : { model: group.group, ...totals(group) },
       ),
     };
   }

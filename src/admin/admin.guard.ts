@@ -19,10 +19,14 @@ export class AdminGuard implements CanActivate {
   }
 
   canActivate(context: ExecutionContext): boolean {
-    if (!this.expected) throw new GatewayException('not_found', { message: 'The admin API is disabled: set ADMIN_API_KEY to enable it.' });
+    if (!this.expected)
+      throw new GatewayException('not_found', {
+        message: 'The admin API is disabled: set ADMIN_API_KEY to enable it.',
+      });
     const authorization = context.switchToHttp().getRequest<Request>().headers.authorization ?? '';
     const presented = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
-    if (!presented || !timingSafeEqual(sha256(presented), this.expected)) throw new GatewayException('invalid_admin_key');
+    if (!presented || !timingSafeEqual(sha256(presented), this.expected))
+      throw new GatewayException('invalid_admin_key');
     return true;
   }
 }

@@ -25,12 +25,22 @@ export const ADMIN_BODY_LIMIT = '100kb';
       provide: AdminThrottlerOptions,
       inject: [ConfigService],
       useFactory: (config: ConfigService): ThrottlerModuleOptions => ({
-        throttlers: [{ name: 'default', limit: config.get<number>('ADMIN_RATE_LIMIT') ?? 10, ttl: config.get<number>('ADMIN_RATE_WINDOW_MS') ?? 10_000 }],
+        throttlers: [
+          {
+            name: 'default',
+            limit: config.get<number>('ADMIN_RATE_LIMIT') ?? 10,
+            ttl: config.get<number>('ADMIN_RATE_WINDOW_MS') ?? 10_000,
+          },
+        ],
       }),
     },
     // The gateway's counter store: shared by every instance once REDIS_URL is set, so the limit holds behind a load balancer,
     // per instance in memory otherwise, with the same Redis failure policy as the key limits.
-    { provide: AdminThrottlerStorage, inject: [CounterStore], useFactory: (counters: CounterStore) => new CounterThrottlerStorage(counters) },
+    {
+      provide: AdminThrottlerStorage,
+      inject: [CounterStore],
+      useFactory: (counters: CounterStore) => new CounterThrottlerStorage(counters),
+    },
   ],
 })
 export class AdminModule {}

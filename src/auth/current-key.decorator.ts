@@ -10,5 +10,6 @@ declare module 'express' {
 
 /** The virtual key the ApiKeyGuard authenticated. */
 export const CurrentKey = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): VirtualKeyView => context.switchToHttp().getRequest<Request>().virtualKey!,
+  (_data: unknown, context: ExecutionContext): VirtualKeyView =>
+    context.switchToHttp().getRequest<Request>().virtualKey!,
 );

@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Client } from 'pg';
 import { DatabaseConnection } from '../database/database-connection';
@@ -48,7 +54,9 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
       // PGlite serves every connection from one backend session, so a LISTEN on one socket
       // does not get other sockets' notifications. The embedded mode runs one gateway anyway;
       // its own changes reach its cache in-process.
-      this.logger.log('embedded database: key changes made by other processes (the CLI) apply within KEY_CACHE_TTL_MS');
+      this.logger.log(
+        'embedded database: key changes made by other processes (the CLI) apply within KEY_CACHE_TTL_MS',
+      );
       return;
     }
     await this.connect();
@@ -76,7 +84,8 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
       application_name: listenerName(),
     });
     client.on('notification', (message) => {
-      if (message.channel === KEY_CHANGE_CHANNEL && message.payload) this.verifier.forgetKey(message.payload);
+      if (message.channel === KEY_CHANGE_CHANNEL && message.payload)
+        this.verifier.forgetKey(message.payload);
     });
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client));
@@ -91,7 +100,9 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
     this.client = client;
     if (this.failures > 0) {
       this.verifier.forget();
-      this.logger.log(`listening for key changes again after ${this.failures} failed attempt(s); key cache cleared`);
+      this.logger.log(
+        `listening for key changes again after ${this.failures} failed attempt(s); key cache cleared`,
+      );
     }
     this.failures = 0;
   }

@@ -108,7 +108,10 @@ describe('KeyLookupCache', () => {
     store.rows.set('h1', { keyId: 'k1', version: 1 });
     let down = false;
     let loads = 0;
-    const load = (hash: string) => (loads++, down ? Promise.reject(new Error('database down')) : store.load(hash));
+    const load = (hash: string) => (
+      loads++,
+      down ? Promise.reject(new Error('database down')) : store.load(hash)
+    );
     const cache = new KeyLookupCache(load, { ttlMs: 20, staleMs: 80, max: 100 });
     await cache.get('h1');
     await new Promise((resolve) => setTimeout(resolve, 30));

@@ -51,12 +51,16 @@ export class KeyLookupCache<T> {
       ttl: keptMs,
       dispose: (entry, secretHash) => this.unindex(entry.lookup.keyId, secretHash),
     });
-    this.unknown = new LRUCache<string, Entry<T>>({ max: Math.max(1, Math.ceil(options.max / 5)), ttl: keptMs });
+    this.unknown = new LRUCache<string, Entry<T>>({
+      max: Math.max(1, Math.ceil(options.max / 5)),
+      ttl: keptMs,
+    });
   }
 
   get(secretHash: string): Promise<KeyLookup<T>> {
     const cached = this.entries.get(secretHash) ?? this.unknown.get(secretHash);
-    if (cached && performance.now() - cached.loadedAt < this.ttlMs) return Promise.resolve(cached.lookup);
+    if (cached && performance.now() - cached.loadedAt < this.ttlMs)
+      return Promise.resolve(cached.lookup);
     const loading = this.loadShared(secretHash);
     if (!cached) return loading;
     if (this.failing) {
@@ -92,7 +96,8 @@ export class KeyLookupCache<T> {
   /** Drops every cached answer about one key, and all negative answers (a seed may add a secret). */
   forgetKey(keyId: string): void {
     this.invalidateInflight();
-    for (const secretHash of [...(this.hashesByKey.get(keyId) ?? [])]) this.entries.delete(secretHash);
+    for (const secretHash of [...(this.hashesByKey.get(keyId) ?? [])])
+      this.entries.delete(secretHash);
     this.unknown.clear();
   }
 

@@ -38,11 +38,19 @@ export class VirtualKeyVerifier implements OnModuleDestroy {
     // A key lookup is one indexed read: a database that takes longer than DB_PING_TIMEOUT_MS is
     // down for this request (503, or the stale answer of a key seen within KEY_CACHE_STALE_MS).
     const lookupTimeoutMs = databaseTimeouts(config).pingMs;
-    this.cache = new KeyLookupCache((secretHash) => withTimeout(this.load(secretHash), lookupTimeoutMs, `key lookup: no answer within ${lookupTimeoutMs} ms`), {
-      ttlMs: config.get<number>('KEY_CACHE_TTL_MS') ?? 10_000,
-      staleMs: config.get<number>('KEY_CACHE_STALE_MS') ?? 300_000,
-      max: 50_000,
-    });
+    this.cache = new KeyLookupCache(
+      (secretHash) =>
+        withTimeout(
+          this.load(secretHash),
+          lookupTimeoutMs,
+          `key lookup: no answer within ${lookupTimeoutMs} ms`,
+        ),
+      {
+        ttlMs: config.get<number>('KEY_CACHE_TTL_MS') ?? 10_000,
+        staleMs: config.get<number>('KEY_CACHE_STALE_MS') ?? 300_000,
+        max: 50_000,
+      },
+    );
     this.unsubscribe = events.subscribe((keyId) => this.forgetKey(keyId));
   }
 
@@ -50,18 +58,22 @@ export class VirtualKeyVerifier implements OnModuleDestroy {
     if (!authorization) throw new GatewayException('missing_api_key');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match) {
-      throw new GatewayException('invalid_api_key', { message: 'Malformed Authorization header: expected "Bearer <key>".' });
+      throw new GatewayException('invalid_api_key', {
+        message: 'Malformed Authorization header: expected "Bearer <key>".',
+      });
     }
     const secret = match[1];
     if (!SECRET_FORMAT.test(secret)) throw new GatewayException('invalid_api_key');
     const secretHash = hashSecret(secret);
     const found = (await this.lookup(secretHash)).value;
-    if (!found || !digestsEqual(found.matchedHash, secretHash)) throw new GatewayException('invalid_api_key');
+    if (!found || !digestsEqual(found.matchedHash, secretHash))
+      throw new GatewayException('invalid_api_key');
     const now = new Date();
     const state = keyState(found.key, now);
     if (state === 'revoked') throw new GatewayException('key_revoked');
     if (state === 'expired') throw new GatewayException('key_expired');
-    if (found.rotatedOut && !(found.graceEndsAt && found.graceEndsAt > now)) throw new GatewayException('key_rotated');
+    if (found.rotatedOut && !(found.graceEndsAt && found.graceEndsAt > now))
+      throw new GatewayException('key_rotated');
     return found.key;
   }
 
@@ -106,6 +118,11 @@ export class VirtualKeyVerifier implements OnModuleDestroy {
 function found(row: VirtualKey, matchedHash: string, rotatedOut: boolean): KeyLookup<FoundKey> {
   return {
     keyId: row.id,
-    value: { key: toView(row), matchedHash, rotatedOut, graceEndsAt: rotatedOut ? row.previousSecretExpiresAt : null },
+    value: {
+      key: toView(row),
+      matchedHash,
+      rotatedOut,
+      graceEndsAt: rotatedOut ? row.previousSecretExpiresAt : null,
+    },
   };
 }

@@ -13,7 +13,10 @@ export class CliModule {
       module: CliModule,
       imports: [
         ConfigModule.forRoot({ isGlobal: true, cache: true, validate: validateEnvironment }),
-        DatabaseModule.forRoot({ joinRunningEmbedded: true, allowUnmigrated: options.allowUnmigrated }),
+        DatabaseModule.forRoot({
+          joinRunningEmbedded: true,
+          allowUnmigrated: options.allowUnmigrated,
+        }),
         KeysModule,
       ],
     };

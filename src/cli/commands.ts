@@ -22,7 +22,11 @@ export interface KeyCreateOptions {
   budgetPeriod?: BudgetPeriod;
 }
 
-export async function createKey(app: INestApplicationContext, options: KeyCreateOptions, io: CliOutput): Promise<void> {
+export async function createKey(
+  app: INestApplicationContext,
+  options: KeyCreateOptions,
+  io: CliOutput,
+): Promise<void> {
   const { key, secret } = await app.get(VirtualKeyService).create({
     name: options.name,
     rpmLimit: options.rpm ?? null,
@@ -40,7 +44,11 @@ export async function createKey(app: INestApplicationContext, options: KeyCreate
   io.out(`Secret (shown once, store it now): ${secret}`);
 }
 
-export async function listKeys(app: INestApplicationContext, json: boolean, io: CliOutput): Promise<void> {
+export async function listKeys(
+  app: INestApplicationContext,
+  json: boolean,
+  io: CliOutput,
+): Promise<void> {
   const keys = await app.get(VirtualKeyService).list();
   if (json) {
     io.out(JSON.stringify(keys.map(presentKey)));
@@ -52,12 +60,24 @@ export async function listKeys(app: INestApplicationContext, json: boolean, io: 
   }
   io.out(['ID', 'NAME', 'PREFIX', 'STATE', 'RPM', 'MODELS', 'CREATED'].join('\t'));
   for (const key of keys) {
-    const row = [key.id, key.name, `${key.keyPrefix}…`, keyState(key), key.rpmLimit ?? 'default', key.allowedModels.join(',') || 'all', key.createdAt.toISOString()];
+    const row = [
+      key.id,
+      key.name,
+      `${key.keyPrefix}…`,
+      keyState(key),
+      key.rpmLimit ?? 'default',
+      key.allowedModels.join(',') || 'all',
+      key.createdAt.toISOString(),
+    ];
     io.out(row.join('\t'));
   }
 }
 
-export async function revokeKey(app: INestApplicationContext, idOrName: string, io: CliOutput): Promise<void> {
+export async function revokeKey(
+  app: INestApplicationContext,
+  idOrName: string,
+  io: CliOutput,
+): Promise<void> {
   const key = await app.get(VirtualKeyService).revoke(idOrName);
   io.out(`Revoked key "${key.name}" (id ${key.id}) at ${key.revokedAt?.toISOString()}.`);
 }
@@ -68,12 +88,16 @@ export async function rotateKey(
   options: { graceSeconds: number; json: boolean },
   io: CliOutput,
 ): Promise<void> {
-  const { key, secret } = await app.get(VirtualKeyService).rotate(idOrName, { graceSeconds: options.graceSeconds });
+  const { key, secret } = await app
+    .get(VirtualKeyService)
+    .rotate(idOrName, { graceSeconds: options.graceSeconds });
   if (options.json) {
     io.out(JSON.stringify(presentCreatedKey({ key, secret })));
     return;
   }
-  const until = key.previousSecretExpiresAt ? `until ${key.previousSecretExpiresAt.toISOString()}` : 'no longer';
+  const until = key.previousSecretExpiresAt
+    ? `until ${key.previousSecretExpiresAt.toISOString()}`
+    : 'no longer';
   io.out(`Rotated key "${key.name}" (id ${key.id}); the old secret works ${until}.`);
   io.out(`New secret (shown once, store it now): ${secret}`);
 }
@@ -95,5 +119,7 @@ export async function migrate(app: INestApplicationContext, io: CliOutput): Prom
     return;
   }
   const report = await runMigrations(url, MIGRATIONS_DIR, (message) => io.out(message));
-  io.out(`Database schema up to date (${report.applied.length} applied, ${report.alreadyApplied} already applied).`);
+  io.out(
+    `Database schema up to date (${report.applied.length} applied, ${report.alreadyApplied} already applied).`,
+  );
 }

@@ -43,7 +43,8 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return values.help ? 0 : 2;
   }
-  if (group === 'keys' && command === 'create' && !values.name) throw new UsageError('keys create needs --name NAME');
+  if (group === 'keys' && command === 'create' && !values.name)
+    throw new UsageError('keys create needs --name NAME');
   if (group === 'keys' && (command === 'revoke' || command === 'rotate') && !argument) {
     throw new UsageError(`keys ${command} needs the id or name of a key`);
   }
@@ -51,12 +52,16 @@ async function main(argv: string[]): Promise<number> {
   if (budgetPeriod !== undefined && !BUDGET_PERIODS.includes(budgetPeriod as BudgetPeriod)) {
     throw new UsageError(`--budget-period must be one of ${BUDGET_PERIODS.join(', ')}`);
   }
-  if ((values.budget === undefined) !== (budgetPeriod === undefined)) throw new UsageError('--budget and --budget-period go together');
+  if ((values.budget === undefined) !== (budgetPeriod === undefined))
+    throw new UsageError('--budget and --budget-period go together');
 
-  const app = await NestFactory.createApplicationContext(CliModule.forCommand({ allowUnmigrated: `${group} ${command}` === 'db migrate' }), {
-    logger: false,
-    abortOnError: false,
-  });
+  const app = await NestFactory.createApplicationContext(
+    CliModule.forCommand({ allowUnmigrated: `${group} ${command}` === 'db migrate' }),
+    {
+      logger: false,
+      abortOnError: false,
+    },
+  );
   try {
     switch (`${group} ${command}`) {
       case 'keys create':
@@ -67,7 +72,10 @@ async function main(argv: string[]): Promise<number> {
             json: values.json!,
             rpm: limit(values.rpm, '--rpm'),
             tpm: limit(values.tpm, '--tpm'),
-            models: values.models?.split(',').map((m) => m.trim()).filter(Boolean),
+            models: values.models
+              ?.split(',')
+              .map((m) => m.trim())
+              .filter(Boolean),
             expires: date(values.expires, '--expires'),
             budget: positiveInt(values.budget, '--budget'),
             budgetPeriod: budgetPeriod as BudgetPeriod | undefined,
@@ -82,7 +90,15 @@ async function main(argv: string[]): Promise<number> {
         await revokeKey(app, argument, io);
         break;
       case 'keys rotate':
-        await rotateKey(app, argument, { graceSeconds: nonNegativeInt(values['grace-seconds'] ?? '3600', '--grace-seconds'), json: values.json! }, io);
+        await rotateKey(
+          app,
+          argument,
+          {
+            graceSeconds: nonNegativeInt(values['grace-seconds'] ?? '3600', '--grace-seconds'),
+            json: values.json!,
+          },
+          io,
+        );
         break;
       case 'db migrate':
         await migrate(app, io);
@@ -102,7 +118,8 @@ class UsageError extends Error {}
 function positiveInt(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const number = Number(value);
-  if (!Number.isInteger(number) || number < 1) throw new UsageError(`${flag} must be a positive integer`);
+  if (!Number.isInteger(number) || number < 1)
+    throw new UsageError(`${flag} must be a positive integer`);
   return number;
 }
 
@@ -113,14 +130,16 @@ function limit(value: string | undefined, flag: string): number | undefined {
 
 function nonNegativeInt(value: string, flag: string): number {
   const number = Number(value);
-  if (!Number.isInteger(number) || number < 0) throw new UsageError(`${flag} must be a whole number (0 or more)`);
+  if (!Number.isInteger(number) || number < 0)
+    throw new UsageError(`${flag} must be a whole number (0 or more)`);
   return number;
 }
 
 function date(value: string | undefined, flag: string): Date | undefined {
   if (value === undefined) return undefined;
   const parsed = new Date(value);
-  if (Number.isNaN(parsed.getTime())) throw new UsageError(`${flag} must be a date such as 2027-01-31T00:00:00Z`);
+  if (Number.isNaN(parsed.getTime()))
+    throw new UsageError(`${flag} must be a date such as 2027-01-31T00:00:00Z`);
   return parsed;
 }
 

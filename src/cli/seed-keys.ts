@@ -23,10 +23,21 @@ interface DeclaredKey {
 export function readSeedKeys(env: NodeJS.ProcessEnv): SeedKeyInput[] {
   const declared: unknown[] = [];
   if (env.GATEWAY_SEED_KEYS) {
-    declared.push(...asArray(read('GATEWAY_SEED_KEYS', () => JSON.parse(env.GATEWAY_SEED_KEYS!) as unknown), 'GATEWAY_SEED_KEYS'));
+    declared.push(
+      ...asArray(
+        read('GATEWAY_SEED_KEYS', () => JSON.parse(env.GATEWAY_SEED_KEYS!) as unknown),
+        'GATEWAY_SEED_KEYS',
+      ),
+    );
   }
   const file = env.GATEWAY_SEED_FILE;
-  if (file) declared.push(...asArray(read(`GATEWAY_SEED_FILE ${file}`, () => parse(readFileSync(file, 'utf8')) as unknown), `GATEWAY_SEED_FILE ${file}`));
+  if (file)
+    declared.push(
+      ...asArray(
+        read(`GATEWAY_SEED_FILE ${file}`, () => parse(readFileSync(file, 'utf8')) as unknown),
+        `GATEWAY_SEED_FILE ${file}`,
+      ),
+    );
   return declared.map((entry, index) => toSeedInput(entry as DeclaredKey, index));
 }
 
@@ -35,27 +46,42 @@ function read(source: string, load: () => unknown): unknown {
   try {
     return load();
   } catch (error) {
-    throw new Error(`${source}: ${(error as Error).message.replace(/\s*\n\s*/g, ' ')}`);
+    throw new Error(`${source}: ${(error as Error).message.replace(/\s*\n\s*/g, ' ')}`, {
+      cause: error,
+    });
   }
 }
 
 function asArray(value: unknown, source: string): unknown[] {
   const list = Array.isArray(value) ? value : (value as { keys?: unknown })?.keys;
-  if (!Array.isArray(list)) throw new Error(`${source}: expected a list of keys (or {keys: [...]})`);
+  if (!Array.isArray(list))
+    throw new Error(`${source}: expected a list of keys (or {keys: [...]})`);
   return list;
 }
 
 function toSeedInput(entry: DeclaredKey, index: number): SeedKeyInput {
   const where = `seed key #${index + 1}`;
-  if (typeof entry?.name !== 'string' || entry.name.length === 0) throw new Error(`${where}: "name" is required`);
+  if (typeof entry?.name !== 'string' || entry.name.length === 0)
+    throw new Error(`${where}: "name" is required`);
   const optionalInt = (value: unknown, field: string, min = 1) => {
     if (value === undefined || value === null) return null;
-    if (!Number.isInteger(value) || (value as number) < min) throw new Error(`${where}: "${field}" must be an integer of ${min} or more`);
+    if (!Number.isInteger(value) || (value as number) < min)
+      throw new Error(`${where}: "${field}" must be an integer of ${min} or more`);
     return value as number;
   };
-  const expiresAt = entry.expires_at === undefined || entry.expires_at === null ? null : new Date(String(entry.expires_at));
-  if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new Error(`${where}: "expires_at" is not a date`);
-  if (entry.allowed_models !== undefined && !(Array.isArray(entry.allowed_models) && entry.allowed_models.every((m) => typeof m === 'string'))) {
+  const expiresAt =
+    entry.expires_at === undefined || entry.expires_at === null
+      ? null
+      : new Date(String(entry.expires_at));
+  if (expiresAt && Number.isNaN(expiresAt.getTime()))
+    throw new Error(`${where}: "expires_at" is not a date`);
+  if (
+    entry.allowed_models !== undefined &&
+    !(
+      Array.isArray(entry.allowed_models) &&
+      entry.allowed_models.every((m) => typeof m === 'string')
+    )
+  ) {
     throw new Error(`${where}: "allowed_models" must be a list of model names`);
   }
   const tokenBudget = optionalInt(entry.token_budget, 'token_budget');

@@ -25,7 +25,9 @@ export class AttemptDeadline {
     const remaining = Math.max(0, this.acceptedAt + ms - performance.now());
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      this.controller.abort(new UpstreamError('timeout', `${what} not within ${ms} ms of the request's arrival`));
+      this.controller.abort(
+        new UpstreamError('timeout', `${what} not within ${ms} ms of the request's arrival`),
+      );
     }, remaining);
     this.timers.add(timer);
     return () => {
@@ -42,7 +44,9 @@ export class AttemptDeadline {
       onAbort = () => reject(this.signal.reason);
       this.signal.addEventListener('abort', onAbort, { once: true });
     });
-    return Promise.race([promise, aborted]).finally(() => this.signal.removeEventListener('abort', onAbort));
+    return Promise.race([promise, aborted]).finally(() =>
+      this.signal.removeEventListener('abort', onAbort),
+    );
   }
 
   /** Disarms every deadline; the attempt is over. */

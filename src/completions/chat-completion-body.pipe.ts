@@ -2,7 +2,11 @@ import { Injectable, PipeTransform } from '@nestjs/common';
 import { GatewayException } from '../common/errors/gateway.exception';
 import { sanitizeBody, shapeException } from '../common/validation/body-shape';
 import { isJsonObject } from '../common/validation/invalid-parameter';
-import { CHAT_COMPLETION_FIELDS, CreateChatCompletionDto, parseChatCompletion } from './dto/create-chat-completion.dto';
+import {
+  CHAT_COMPLETION_FIELDS,
+  CreateChatCompletionDto,
+  parseChatCompletion,
+} from './dto/create-chat-completion.dto';
 
 /**
  * Reads a chat-completion body in time linear in its size, in three steps: unknown top-level

@@ -20,9 +20,15 @@ export const COMPATIBILITY_MATRIX = {
   user: { handling: 'pass', note: 'string, end-user id for the provider' },
   presence_penalty: { handling: 'pass', note: 'number -2 to 2' },
   frequency_penalty: { handling: 'pass', note: 'number -2 to 2' },
-  logit_bias: { handling: 'pass', note: 'object of up to 300 token ids to a bias from -100 to 100' },
+  logit_bias: {
+    handling: 'pass',
+    note: 'object of up to 300 token ids to a bias from -100 to 100',
+  },
   response_format: { handling: 'pass', note: '{type: text | json_object | json_schema, ...}' },
-  tools: { handling: 'pass', note: 'up to 128 tool definitions (objects with a `type`); tool_calls are relayed back' },
+  tools: {
+    handling: 'pass',
+    note: 'up to 128 tool definitions (objects with a `type`); tool_calls are relayed back',
+  },
   tool_choice: { handling: 'pass', note: 'string or object' },
   parallel_tool_calls: { handling: 'pass', note: 'boolean' },
   reasoning_effort: { handling: 'pass', note: 'string' },
@@ -34,9 +40,15 @@ export const COMPATIBILITY_MATRIX = {
     handling: 'pass',
     note: 'boolean; choices[].logprobs relayed (JSON and stream). openai: passed; anthropic, gemini, mock: true answers 400 invalid_parameter',
   },
-  top_logprobs: { handling: 'pass', note: 'integer 0-20; as logprobs (anthropic, gemini, mock: 400 when set)' },
+  top_logprobs: {
+    handling: 'pass',
+    note: 'integer 0-20; as logprobs (anthropic, gemini, mock: 400 when set)',
+  },
   stream: { handling: 'gateway', note: 'JSON response or server-sent events' },
-  stream_options: { handling: 'gateway', note: 'include_usage adds a usage chunk; the gateway always asks the provider for usage' },
+  stream_options: {
+    handling: 'gateway',
+    note: 'include_usage adds a usage chunk; the gateway always asks the provider for usage',
+  },
   functions: { handling: 'drop', note: 'deprecated; use tools' },
   function_call: { handling: 'drop', note: 'deprecated; use tool_choice' },
   metadata: { handling: 'drop', note: 'provider-side storage is not used' },
@@ -46,7 +58,10 @@ export const COMPATIBILITY_MATRIX = {
   audio: { handling: 'drop', note: 'text only' },
   prediction: { handling: 'drop', note: 'not relayed' },
   web_search_options: { handling: 'drop', note: 'not relayed' },
-} as const satisfies Record<string, { handling: 'required' | 'pass' | 'gateway' | 'drop'; note: string }>;
+} as const satisfies Record<
+  string,
+  { handling: 'required' | 'pass' | 'gateway' | 'drop'; note: string }
+>;
 
 export const PASSTHROUGH_FIELDS = Object.entries(COMPATIBILITY_MATRIX)
   .filter(([, entry]) => entry.handling === 'pass')

@@ -45,6 +45,8 @@ export class CompletionsController {
       };
     };
     const context = { key, requestId, signal, setHeaders, report };
-    return body.stream ? this.completions.stream(body, context) : this.completions.complete(body, context);
+    return body.stream
+      ? this.completions.stream(body, context)
+      : this.completions.complete(body, context);
   }
 }

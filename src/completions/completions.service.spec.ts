@@ -3,7 +3,11 @@ import { parseGatewayConfig } from '../config/gateway-config.loader';
 import { GatewayConfigService } from '../config/gateway-config.service';
 import { aVirtualKey } from '../keys/virtual-key.fixture';
 import { estimateTokens } from '../providers/token-estimate';
-import type { ProviderAdapter, TokenUsage, UpstreamStreamPart } from '../providers/provider-adapter.interface';
+import type {
+  ProviderAdapter,
+  TokenUsage,
+  UpstreamStreamPart,
+} from '../providers/provider-adapter.interface';
 import { ProviderRegistry } from '../providers/provider-registry.service';
 import type { TokenLimitsService } from '../limits/token-limits.service';
 import type { UsageRecorder } from '../usage/usage-recorder.service';
@@ -14,7 +18,11 @@ import type { CreateChatCompletionDto } from './dto/create-chat-completion.dto';
 
 const key = aVirtualKey();
 
-const dto = { model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }], stream: true } as CreateChatCompletionDto;
+const dto = {
+  model: 'alpha-k3',
+  messages: [{ role: 'user', content: 'hi' }],
+  stream: true,
+} as CreateChatCompletionDto;
 
 /** A service whose only deployment streams `parts`; `upstream.closed` tells whether it was closed. */
 function serviceStreaming(parts: UpstreamStreamPart[]) {
@@ -31,22 +39,39 @@ function serviceStreaming(parts: UpstreamStreamPart[]) {
     complete: () => Promise.reject(new Error('not used')),
     stream: async () => answer(),
   };
-  const config = new GatewayConfigService(parseGatewayConfig({ models: { 'alpha-k3': [{ provider: 'mock' }] } }, {}));
+  const config = new GatewayConfigService(
+    parseGatewayConfig({ models: { 'alpha-k3': [{ provider: 'mock' }] } }, {}),
+  );
   const usage = { record: jest.fn() } as unknown as UsageRecorder;
   // Limits are not what these tests are about: every reservation is granted and settles silently.
-  const tokenLimits = { reserve: async () => ({}), settle: async () => undefined } as unknown as TokenLimitsService;
-  const service = new CompletionsService(new DeploymentRouter(config, new ProviderRegistry([adapter]), new DeploymentHealthService()), usage, tokenLimits);
+  const tokenLimits = {
+    reserve: async () => ({}),
+    settle: async () => undefined,
+  } as unknown as TokenLimitsService;
+  const service = new CompletionsService(
+    new DeploymentRouter(config, new ProviderRegistry([adapter]), new DeploymentHealthService()),
+    usage,
+    tokenLimits,
+  );
   // record() is where the outcome leaves the service (the log line and the usage row).
   const record = jest.spyOn(service as any, 'record').mockImplementation(() => undefined);
   return { service, upstream, record };
 }
 
-const context = () => ({ key, requestId: 'req_1', signal: new AbortController().signal, setHeaders: () => undefined });
+const context = () => ({
+  key,
+  requestId: 'req_1',
+  signal: new AbortController().signal,
+  setHeaders: () => undefined,
+});
 
 /** The one outcome recorded: record(progress, { deployment, status, httpStatus, usage, ... }). */
 function outcome(record: jest.SpyInstance) {
   expect(record).toHaveBeenCalledTimes(1);
-  const [, { status, httpStatus, usage }] = record.mock.calls[0] as [unknown, { status: string; httpStatus: number; usage: TokenUsage }];
+  const [, { status, httpStatus, usage }] = record.mock.calls[0] as [
+    unknown,
+    { status: string; httpStatus: number; usage: TokenUsage },
+  ];
   return { status, httpStatus, usage };
 }
 
@@ -72,15 +97,29 @@ describe('CompletionsService.stream', () => {
       { type: 'usage', usage: { promptTokens: 3, completionTokens: 2 } },
     ]);
     const contents: Array<string | undefined> = [];
-    for await (const chunk of await service.stream(dto, context())) contents.push(chunk.choices[0]?.delta.content);
+    for await (const chunk of await service.stream(dto, context()))
+      contents.push(chunk.choices[0]?.delta.content);
 
     expect(contents).toEqual(['Hello', ' world']);
-    expect(outcome(record)).toMatchObject({ status: 'completed', usage: { promptTokens: 3, completionTokens: 2 } });
+    expect(outcome(record)).toMatchObject({
+      status: 'completed',
+      usage: { promptTokens: 3, completionTokens: 2 },
+    });
   });
 
   it('counts streamed tool-call text when a stream is cut short', async () => {
     const { service, record } = serviceStreaming([
-      { type: 'delta', toolCalls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":' } }] },
+      {
+        type: 'delta',
+        toolCalls: [
+          {
+            index: 0,
+            id: 'call_1',
+            type: 'function',
+            function: { name: 'lookup', arguments: '{"q":' },
+          },
+        ],
+      },
       { type: 'delta', toolCalls: [{ index: 0, function: { arguments: '"weather in Paris"}' } }] },
       { type: 'delta', finishReason: 'tool_calls' },
     ]);

@@ -89,34 +89,53 @@ export class CompletionsService {
     @Optional() private readonly metrics?: MetricsService,
     @Optional() private readonly tracing?: TracingService,
   ) {
-    this.streamMaxDurationMs = config?.get<number>('STREAM_MAX_DURATION_MS') ?? DEFAULT_STREAM_MAX_DURATION_MS;
+    this.streamMaxDurationMs =
+      config?.get<number>('STREAM_MAX_DURATION_MS') ?? DEFAULT_STREAM_MAX_DURATION_MS;
   }
 
-  async complete(dto: CreateChatCompletionDto, context: CompletionContext): Promise<ChatCompletion> {
+  async complete(
+    dto: CreateChatCompletionDto,
+    context: CompletionContext,
+  ): Promise<ChatCompletion> {
     const started = performance.now();
     const progress = this.begin(dto, context, started);
     // A refused reservation (429) is a rejection like the rate limiter's, not a usage record.
     const { deployments, reservation } = await this.admit(dto, context, progress);
     let attempted: DeploymentConfig | null = null;
     try {
-      const { result, deployment } = await this.router.withFailover(deployments, context.signal, async (adapter, candidate) => {
-        attempted = candidate;
-        const endAttempt = this.attemptStarting(progress, candidate);
-        // timeout_ms bounds the whole answer, counted from the request's arrival (queueing included).
-        const deadline = new AttemptDeadline(context.signal, started);
-        deadline.arm(candidate.timeoutMs, 'complete answer');
-        try {
-          const answer = await deadline.race(adapter.complete({ ...this.upstreamRequest(dto, context, candidate), signal: deadline.signal }));
-          endAttempt();
-          return answer;
-        } catch (error) {
-          endAttempt(error);
-          throw error;
-        } finally {
-          deadline.dispose();
-        }
-      }, { acceptedAt: started, setHeaders: context.setHeaders });
-      this.record(progress, { deployment, status: 'completed', httpStatus: 200, usage: result.usage });
+      const { result, deployment } = await this.router.withFailover(
+        deployments,
+        context.signal,
+        async (adapter, candidate) => {
+          attempted = candidate;
+          const endAttempt = this.attemptStarting(progress, candidate);
+          // timeout_ms bounds the whole answer, counted from the request's arrival (queueing included).
+          const deadline = new AttemptDeadline(context.signal, started);
+          deadline.arm(candidate.timeoutMs, 'complete answer');
+          try {
+            const answer = await deadline.race(
+              adapter.complete({
+                ...this.upstreamRequest(dto, context, candidate),
+                signal: deadline.signal,
+              }),
+            );
+            endAttempt();
+            return answer;
+          } catch (error) {
+            endAttempt(error);
+            throw error;
+          } finally {
+            deadline.dispose();
+          }
+        },
+        { acceptedAt: started, setHeaders: context.setHeaders },
+      );
+      this.record(progress, {
+        deployment,
+        status: 'completed',
+        httpStatus: 200,
+        usage: result.usage,
+      });
       await this.tokenLimits.settle(reservation, result.usage);
       return {
         id: newCompletionId(),
@@ -126,7 +145,11 @@ export class CompletionsService {
         // Every choice the provider gave (n > 1), each with its logprobs when asked for.
         choices: [result, ...(result.moreChoices ?? [])].map((choice, index) => ({
           index,
-          message: { role: 'assistant', content: choice.content, ...(choice.toolCalls ? { tool_calls: choice.toolCalls } : {}) },
+          message: {
+            role: 'assistant',
+            content: choice.content,
+            ...(choice.toolCalls ? { tool_calls: choice.toolCalls } : {}),
+          },
           finish_reason: choice.finishReason,
           logprobs: choice.logprobs ?? null,
         })),
@@ -144,39 +167,50 @@ export class CompletionsService {
    * Starts a stream and reads its first part before returning, so an upstream failure before
    * the first token is still answered as a plain HTTP error (TensorZero's peek_first_chunk).
    */
-  async stream(dto: CreateChatCompletionDto, context: CompletionContext): Promise<AsyncIterable<ChatCompletionChunk>> {
+  async stream(
+    dto: CreateChatCompletionDto,
+    context: CompletionContext,
+  ): Promise<AsyncIterable<ChatCompletionChunk>> {
     const started = performance.now();
     const progress = this.begin(dto, context, started);
     const { deployments, reservation } = await this.admit(dto, context, progress);
     let attempted: DeploymentConfig | null = null;
     let opened: { result: PeekedStream; deployment: DeploymentConfig };
     try {
-      opened = await this.router.withFailover(deployments, context.signal, async (adapter, candidate) => {
-        attempted = candidate;
-        const endAttempt = this.attemptStarting(progress, candidate);
-        // Both deadlines count from the request's arrival, so a wait for a concurrency slot or a
-        // failed earlier deployment is included. The body timeout restarts on every byte, and SSE
-        // comments are bytes: the first token needs a deadline of its own, which cancels this
-        // attempt only; the stream as a whole is cut at STREAM_MAX_DURATION_MS.
-        const deadline = new AttemptDeadline(context.signal, started);
-        deadline.arm(this.streamMaxDurationMs, 'end of stream (STREAM_MAX_DURATION_MS)');
-        const disarmFirstToken = deadline.arm(candidate.firstTokenTimeoutMs, 'first token');
-        let iterator: PartIterator | undefined;
-        try {
-          const request = { ...this.upstreamRequest(dto, context, candidate), signal: deadline.signal };
-          iterator = (await deadline.race(adapter.stream(request)))[Symbol.asyncIterator]();
-          const first = await deadline.race(iterator.next());
-          disarmFirstToken();
-          // The attempt's span ends at the first token: what follows belongs to the request's.
-          endAttempt();
-          return { iterator: disposingWith(iterator, deadline), first };
-        } catch (error) {
-          endAttempt(error);
-          await iterator?.return?.();
-          deadline.dispose();
-          throw error;
-        }
-      }, { acceptedAt: started, setHeaders: context.setHeaders });
+      opened = await this.router.withFailover(
+        deployments,
+        context.signal,
+        async (adapter, candidate) => {
+          attempted = candidate;
+          const endAttempt = this.attemptStarting(progress, candidate);
+          // Both deadlines count from the request's arrival, so a wait for a concurrency slot or a
+          // failed earlier deployment is included. The body timeout restarts on every byte, and SSE
+          // comments are bytes: the first token needs a deadline of its own, which cancels this
+          // attempt only; the stream as a whole is cut at STREAM_MAX_DURATION_MS.
+          const deadline = new AttemptDeadline(context.signal, started);
+          deadline.arm(this.streamMaxDurationMs, 'end of stream (STREAM_MAX_DURATION_MS)');
+          const disarmFirstToken = deadline.arm(candidate.firstTokenTimeoutMs, 'first token');
+          let iterator: PartIterator | undefined;
+          try {
+            const request = {
+              ...this.upstreamRequest(dto, context, candidate),
+              signal: deadline.signal,
+            };
+            iterator = (await deadline.race(adapter.stream(request)))[Symbol.asyncIterator]();
+            const first = await deadline.race(iterator.next());
+            disarmFirstToken();
+            // The attempt's span ends at the first token: what follows belongs to the request's.
+            endAttempt();
+            return { iterator: disposingWith(iterator, deadline), first };
+          } catch (error) {
+            endAttempt(error);
+            await iterator?.return?.();
+            deadline.dispose();
+            throw error;
+          }
+        },
+        { acceptedAt: started, setHeaders: context.setHeaders },
+      );
     } catch (error) {
       await this.tokenLimits.settle(reservation, NO_USAGE);
       this.recordFailure(progress, { deployment: attempted, error, usage: NO_USAGE });
@@ -201,7 +235,10 @@ export class CompletionsService {
     const streamClosed = this.metrics?.streamOpened(dto.model);
     const id = newCompletionId();
     const created = unixSeconds();
-    const chunk = (choices: ChatCompletionChunk['choices'], usage?: CompletionUsage): ChatCompletionChunk => ({
+    const chunk = (
+      choices: ChatCompletionChunk['choices'],
+      usage?: CompletionUsage,
+    ): ChatCompletionChunk => ({
       id,
       object: 'chat.completion.chunk',
       created,
@@ -234,10 +271,18 @@ export class CompletionsService {
         if (part.toolCalls) {
           delta.tool_calls = part.toolCalls;
           // Tool-call names and arguments are generated text too, and count when usage is estimated.
-          for (const call of part.toolCalls) streamed += (call.function?.name ?? '') + (call.function?.arguments ?? '');
+          for (const call of part.toolCalls)
+            streamed += (call.function?.name ?? '') + (call.function?.arguments ?? '');
         }
         yielded = true;
-        yield chunk([{ index, delta, finish_reason: part.finishReason ?? null, logprobs: part.logprobs ?? null }]);
+        yield chunk([
+          {
+            index,
+            delta,
+            finish_reason: part.finishReason ?? null,
+            logprobs: part.logprobs ?? null,
+          },
+        ]);
       }
       status = 'completed';
       usage ??= this.estimateUsage(dto, streamed);
@@ -253,21 +298,46 @@ export class CompletionsService {
       streamClosed?.();
       const settled = usage ?? this.estimateUsage(dto, streamed);
       await this.tokenLimits.settle(reservation, settled);
-      if (status === 'completed') this.record(progress, { deployment, status, httpStatus: 200, usage: settled });
+      if (status === 'completed')
+        this.record(progress, { deployment, status, httpStatus: 200, usage: settled });
       // After the first chunk the client got 200 and an error event: the row says so, and
       // keeps what went wrong in error_code rather than claiming a 502 nobody received.
-      else if (status === 'failed') this.recordFailure(progress, { deployment, error: failure, usage: settled, sentStatus: yielded ? 200 : undefined });
-      else this.record(progress, { deployment, status: 'aborted', httpStatus: 499, usage: settled, errorCode: 'client_disconnected' });
+      else if (status === 'failed')
+        this.recordFailure(progress, {
+          deployment,
+          error: failure,
+          usage: settled,
+          sentStatus: yielded ? 200 : undefined,
+        });
+      else
+        this.record(progress, {
+          deployment,
+          status: 'aborted',
+          httpStatus: 499,
+          usage: settled,
+          errorCode: 'client_disconnected',
+        });
     }
   }
 
-  private begin(dto: CreateChatCompletionDto, context: CompletionContext, started: number): Progress {
-    const trace = this.tracing?.startRequest({ 'gen_ai.request.model': dto.model, 'gateway.stream': dto.stream === true });
+  private begin(
+    dto: CreateChatCompletionDto,
+    context: CompletionContext,
+    started: number,
+  ): Progress {
+    const trace = this.tracing?.startRequest({
+      'gen_ai.request.model': dto.model,
+      'gateway.stream': dto.stream === true,
+    });
     return { dto, context, started, attempts: 0, trace };
   }
 
   /** Routing and the token reservation; a refusal here (404, 429) still ends the request's span. */
-  private async admit(dto: CreateChatCompletionDto, context: CompletionContext, progress: Progress) {
+  private async admit(
+    dto: CreateChatCompletionDto,
+    context: CompletionContext,
+    progress: Progress,
+  ) {
     try {
       const deployments = this.router.deploymentsFor(dto.model, context.key);
       const reservation = await this.tokenLimits.reserve(context.key, dto, context.setHeaders);
@@ -280,7 +350,10 @@ export class CompletionsService {
   }
 
   /** The gateway's own share of the latency is what passed before the first upstream call. */
-  private attemptStarting(progress: Progress, deployment: DeploymentConfig): (error?: unknown) => void {
+  private attemptStarting(
+    progress: Progress,
+    deployment: DeploymentConfig,
+  ): (error?: unknown) => void {
     if (progress.attempts++ === 0) this.metrics?.overheadOf(performance.now() - progress.started);
     return (
       progress.trace?.attempt({
@@ -292,7 +365,11 @@ export class CompletionsService {
     );
   }
 
-  private upstreamRequest(dto: CreateChatCompletionDto, context: CompletionContext, deployment: DeploymentConfig): UpstreamChatRequest {
+  private upstreamRequest(
+    dto: CreateChatCompletionDto,
+    context: CompletionContext,
+    deployment: DeploymentConfig,
+  ): UpstreamChatRequest {
     return {
       deployment,
       messages: dto.messages.map(toChatTurn),
@@ -303,21 +380,48 @@ export class CompletionsService {
   }
 
   private estimateUsage(dto: CreateChatCompletionDto, completion: string): TokenUsage {
-    return { promptTokens: estimatePromptTokens(dto.messages), completionTokens: estimateTokens(completion) };
+    return {
+      promptTokens: estimatePromptTokens(dto.messages),
+      completionTokens: estimateTokens(completion),
+    };
   }
 
-  private recordFailure(progress: Progress, { deployment, error, usage, sentStatus }: Failure): void {
+  private recordFailure(
+    progress: Progress,
+    { deployment, error, usage, sentStatus }: Failure,
+  ): void {
     if (isDisconnect(error, progress.context.signal)) {
-      this.record(progress, { deployment, status: 'aborted', httpStatus: 499, usage, errorCode: 'client_disconnected' });
+      this.record(progress, {
+        deployment,
+        status: 'aborted',
+        httpStatus: 499,
+        usage,
+        errorCode: 'client_disconnected',
+      });
       return;
     }
-    if (error instanceof UpstreamError) this.metrics?.upstreamError(deployment?.name ?? null, error.kind);
-    const gatewayError = error instanceof UpstreamError ? error.toGatewayException() : error instanceof GatewayException ? error : undefined;
+    if (error instanceof UpstreamError)
+      this.metrics?.upstreamError(deployment?.name ?? null, error.kind);
+    const gatewayError =
+      error instanceof UpstreamError
+        ? error.toGatewayException()
+        : error instanceof GatewayException
+          ? error
+          : undefined;
     const httpStatus = sentStatus ?? gatewayError?.status ?? 500;
-    this.record(progress, { deployment, status: 'failed', httpStatus, usage, errorCode: gatewayError?.code ?? 'internal_error' });
+    this.record(progress, {
+      deployment,
+      status: 'failed',
+      httpStatus,
+      usage,
+      errorCode: gatewayError?.code ?? 'internal_error',
+    });
   }
 
-  private record(progress: Progress, { deployment, status, httpStatus, usage, errorCode }: Ending): void {
+  private record(
+    progress: Progress,
+    { deployment, status, httpStatus, usage, errorCode }: Ending,
+  ): void {
     const { context, dto } = progress;
     const outcome: CompletionOutcome = {
       requestId: context.requestId,
@@ -333,7 +437,11 @@ export class CompletionsService {
       errorCode,
     };
     this.usage.record(outcome);
-    this.metrics?.completed({ ...outcome, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens });
+    this.metrics?.completed({
+      ...outcome,
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+    });
     context.report?.(outcome);
     progress.trace?.end(
       {
@@ -392,5 +500,8 @@ function toWireUsage(usage: TokenUsage): CompletionUsage {
 }
 
 function isDisconnect(error: unknown, signal: AbortSignal): boolean {
-  return error instanceof ClientDisconnectedError || (signal.aborted && signal.reason instanceof ClientDisconnectedError);
+  return (
+    error instanceof ClientDisconnectedError ||
+    (signal.aborted && signal.reason instanceof ClientDisconnectedError)
+  );
 }

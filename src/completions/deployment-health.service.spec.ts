@@ -14,7 +14,9 @@ describe('DeploymentHealthService', () => {
     h.recordFailure('a', 1_000);
     expect(h.isAvailable('a', 1_000)).toBe(false);
     expect(h.isAvailable('a', 30_999)).toBe(false);
-    expect(h.snapshot(2_000)).toEqual([{ name: 'a', status: 'cooling_down', consecutiveFailures: 3, coolingUntil: 31_000 }]);
+    expect(h.snapshot(2_000)).toEqual([
+      { name: 'a', status: 'cooling_down', consecutiveFailures: 3, coolingUntil: 31_000 },
+    ]);
   });
 
   it('lets exactly one probe through after the cool-down; its failure starts a new one', () => {

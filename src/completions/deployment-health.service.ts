@@ -36,7 +36,8 @@ export class DeploymentHealthService {
   private readonly states = new Map<string, HealthState>();
 
   constructor(@Optional() config?: ConfigService) {
-    this.failureThreshold = config?.get<number>('DEPLOYMENT_FAILURE_THRESHOLD') ?? DEFAULT_FAILURE_THRESHOLD;
+    this.failureThreshold =
+      config?.get<number>('DEPLOYMENT_FAILURE_THRESHOLD') ?? DEFAULT_FAILURE_THRESHOLD;
     this.cooldownMs = config?.get<number>('DEPLOYMENT_COOLDOWN_MS') ?? DEFAULT_COOLDOWN_MS;
   }
 
@@ -71,7 +72,8 @@ export class DeploymentHealthService {
   recordFailure(name: string, now = Date.now()): void {
     const state = this.stateOf(name);
     state.consecutiveFailures++;
-    if (state.probing || state.consecutiveFailures >= this.failureThreshold) this.coolDown(state, now + this.cooldownMs);
+    if (state.probing || state.consecutiveFailures >= this.failureThreshold)
+      this.coolDown(state, now + this.cooldownMs);
   }
 
   /** The provider asked for a pause longer than the router waits (a long Retry-After). */

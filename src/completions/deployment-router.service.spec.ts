@@ -30,8 +30,10 @@ describe('DeploymentRouter', () => {
   it('retries connection failures, timeouts, 429, 5xx and a refused provider key, never another 4xx', () => {
     expect(isRetryable(new UpstreamError('unavailable', 'ECONNREFUSED'))).toBe(true);
     expect(isRetryable(new UpstreamError('timeout', 'first token'))).toBe(true);
-    for (const status of [429, 500, 502, 503, 504, 401, 403, 408]) expect(isRetryable(upstreamErrorFromStatus(status, ''))).toBe(true);
-    for (const status of [400, 404, 409, 413, 422]) expect(isRetryable(upstreamErrorFromStatus(status, ''))).toBe(false);
+    for (const status of [429, 500, 502, 503, 504, 401, 403, 408])
+      expect(isRetryable(upstreamErrorFromStatus(status, ''))).toBe(true);
+    for (const status of [400, 404, 409, 413, 422])
+      expect(isRetryable(upstreamErrorFromStatus(status, ''))).toBe(false);
     expect(isRetryable(new Error('a bug'))).toBe(false);
   });
 
@@ -48,7 +50,13 @@ describe('DeploymentRouter', () => {
 
   it('plans the weighted deployments first and the standby last; cooling ones are left out', () => {
     const { router, health } = setup();
-    for (let i = 0; i < 20; i++) expect(router.plan(deployments).order.map((d) => d.name).at(-1)).toBe('standby');
+    for (let i = 0; i < 20; i++)
+      expect(
+        router
+          .plan(deployments)
+          .order.map((d) => d.name)
+          .at(-1),
+      ).toBe('standby');
     for (let i = 0; i < 3; i++) health.recordFailure('a');
     expect(router.plan(deployments).order.map((d) => d.name)).toEqual(['b', 'standby']);
   });
@@ -58,14 +66,18 @@ describe('DeploymentRouter', () => {
     health.coolFor('a', 5_000);
     health.coolFor('b', 1_000);
     health.coolFor('standby', 9_000);
-    expect(router.plan(deployments)).toEqual({ order: [deployments[2], deployments[0], deployments[1]], failOpen: true });
+    expect(router.plan(deployments)).toEqual({
+      order: [deployments[2], deployments[0], deployments[1]],
+      failOpen: true,
+    });
   });
 });
 
 describe('weightedOrder', () => {
   it('puts an item first in proportion to its weight and leaves weight 0 out', () => {
     const firsts: Record<string, number> = { x: 0, y: 0 };
-    for (let i = 0; i < 10_000; i++) firsts[weightedOrder(['x', 'y', 'z'], (v) => ({ x: 3, y: 1, z: 0 })[v]!)[0]]++;
+    for (let i = 0; i < 10_000; i++)
+      firsts[weightedOrder(['x', 'y', 'z'], (v) => ({ x: 3, y: 1, z: 0 })[v]!)[0]]++;
     expect(firsts.x / 10_000).toBeCloseTo(0.75, 1);
     expect(weightedOrder(['x', 'z'], (v) => (v === 'z' ? 0 : 1))).toEqual(['x']);
   });

@@ -38,7 +38,12 @@ export interface RouterSettings {
   retryAfterMaxMs: number;
 }
 
-const DEFAULTS: RouterSettings = { maxAttempts: 3, backoffBaseMs: 25, backoffMaxMs: 1_000, retryAfterMaxMs: 2_000 };
+const DEFAULTS: RouterSettings = {
+  maxAttempts: 3,
+  backoffBaseMs: 25,
+  backoffMaxMs: 1_000,
+  retryAfterMaxMs: 2_000,
+};
 
 /**
  * Resolves a public model to its deployments and routes each request: a weighted random choice
@@ -69,7 +74,9 @@ export class DeploymentRouter {
     const deployments = this.config.deploymentsFor(model);
     if (!deployments) {
       // Only the models this key may use: the rest of the catalogue is none of its business.
-      const usable = this.config.publicModels().filter((name) => key.allowedModels.length === 0 || key.allowedModels.includes(name));
+      const usable = this.config
+        .publicModels()
+        .filter((name) => key.allowedModels.length === 0 || key.allowedModels.includes(name));
       throw new GatewayException('model_not_found', {
         param: 'model',
         message: `The model \`${model}\` does not exist.${usable.length > 0 ? ` Available models: ${usable.join(', ')}.` : ''}`,
@@ -90,14 +97,24 @@ export class DeploymentRouter {
    * deployment is cooling down the gateway fails open and tries them all, the one whose
    * cool-down ends first first, rather than refusing a request it might still serve.
    */
-  plan(deployments: DeploymentConfig[], now = Date.now()): { order: DeploymentConfig[]; failOpen: boolean } {
-    const available = deployments.filter((deployment) => this.health.isAvailable(deployment.name, now));
+  plan(
+    deployments: DeploymentConfig[],
+    now = Date.now(),
+  ): { order: DeploymentConfig[]; failOpen: boolean } {
+    const available = deployments.filter((deployment) =>
+      this.health.isAvailable(deployment.name, now),
+    );
     if (available.length === 0) {
-      const order = [...deployments].sort((a, b) => this.health.availableAt(a.name) - this.health.availableAt(b.name));
+      const order = [...deployments].sort(
+        (a, b) => this.health.availableAt(a.name) - this.health.availableAt(b.name),
+      );
       return { order, failOpen: true };
     }
     const standby = available.filter((deployment) => (deployment.weight ?? 1) <= 0);
-    return { order: [...weightedOrder(available, (deployment) => deployment.weight ?? 1), ...standby], failOpen: false };
+    return {
+      order: [...weightedOrder(available, (deployment) => deployment.weight ?? 1), ...standby],
+      failOpen: false,
+    };
   }
 
   /**
@@ -134,7 +151,9 @@ export class DeploymentRouter {
         const waitStarted = performance.now();
         await abortableSleep(this.delayBeforeAttempt(attempts, lastError), signal);
         upstreamMs += performance.now() - waitStarted;
-        this.logger.warn(`deployment ${last!.name} failed (${describe(lastError)}); trying ${deployment.name}`);
+        this.logger.warn(
+          `deployment ${last!.name} failed (${describe(lastError)}); trying ${deployment.name}`,
+        );
       }
       attempts++;
       last = deployment;
@@ -161,12 +180,18 @@ export class DeploymentRouter {
   }
 
   /** Exponential backoff with jitter; a provider's short Retry-After is waited out in full. */
-  delayBeforeAttempt(attempt: number, lastError: unknown, random: () => number = Math.random): number {
+  delayBeforeAttempt(
+    attempt: number,
+    lastError: unknown,
+    random: () => number = Math.random,
+  ): number {
     const { backoffBaseMs, backoffMaxMs, retryAfterMaxMs } = this.settings;
     const ceiling = Math.min(backoffMaxMs, backoffBaseMs * 2 ** (attempt - 1));
     const backoff = ceiling / 2 + (random() * ceiling) / 2;
     const retryAfterMs = providerRetryAfterMs(lastError);
-    return retryAfterMs !== undefined && retryAfterMs <= retryAfterMaxMs ? Math.max(backoff, retryAfterMs) : backoff;
+    return retryAfterMs !== undefined && retryAfterMs <= retryAfterMaxMs
+      ? Math.max(backoff, retryAfterMs)
+      : backoff;
   }
 
   private noteFailure(deployment: DeploymentConfig, error: unknown, retryable: boolean): void {
@@ -179,7 +204,8 @@ export class DeploymentRouter {
     this.health.recordFailure(deployment.name);
     const retryAfterMs = providerRetryAfterMs(error);
     // A pause longer than the router waits is honoured by not sending there until it is over.
-    if (retryAfterMs !== undefined && retryAfterMs > this.settings.retryAfterMaxMs) this.health.coolFor(deployment.name, retryAfterMs);
+    if (retryAfterMs !== undefined && retryAfterMs > this.settings.retryAfterMaxMs)
+      this.health.coolFor(deployment.name, retryAfterMs);
   }
 }
 

@@ -8,7 +8,11 @@ import { GatewayConfigService } from './gateway-config.service';
 @Module({
   imports: [ConfigModule.forRoot({ isGlobal: true, cache: true, validate: validateEnvironment })],
   providers: [
-    { provide: GatewayConfigService, inject: [ConfigService], useFactory: GatewayConfigService.fromEnvironment },
+    {
+      provide: GatewayConfigService,
+      inject: [ConfigService],
+      useFactory: GatewayConfigService.fromEnvironment,
+    },
     ConfigReloadSignal,
   ],
   exports: [GatewayConfigService],

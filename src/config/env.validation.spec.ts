@@ -6,7 +6,10 @@ describe('validateEnvironment', () => {
     [{ PORT: '' }, 'Invalid environment: PORT must be an integer number'],
     [{ PORT: '99999' }, 'Invalid environment: PORT must not be greater than 65535'],
     [{ HOST: '' }, 'Invalid environment: HOST should not be empty'],
-    [{ DATABASE_URL: 'localhost:5432/gateway' }, 'Invalid environment: DATABASE_URL must be a postgresql://'],
+    [
+      { DATABASE_URL: 'localhost:5432/gateway' },
+      'Invalid environment: DATABASE_URL must be a postgresql://',
+    ],
   ])('names the variable of %j in one line', (env, message) => {
     expect(() => validateEnvironment(env)).toThrow(message);
     try {
@@ -23,11 +26,15 @@ describe('validateEnvironment', () => {
   });
 
   it('never echoes the database URL, which holds a password', () => {
-    expect(() => validateEnvironment({ DATABASE_URL: 'mysql://u:s3cret@h/db' })).toThrow(/^(?!.*s3cret)/);
+    expect(() => validateEnvironment({ DATABASE_URL: 'mysql://u:s3cret@h/db' })).toThrow(
+      /^(?!.*s3cret)/,
+    );
   });
 
   it('accepts a postgres URL and treats an empty DATABASE_URL as unset (embedded mode)', () => {
-    expect(validateEnvironment({ DATABASE_URL: 'postgres://u:p@h:5432/db' }).DATABASE_URL).toBe('postgres://u:p@h:5432/db');
+    expect(validateEnvironment({ DATABASE_URL: 'postgres://u:p@h:5432/db' }).DATABASE_URL).toBe(
+      'postgres://u:p@h:5432/db',
+    );
     expect(validateEnvironment({ DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
   });
 });

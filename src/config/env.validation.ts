@@ -1,40 +1,67 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  validateSync,
+} from 'class-validator';
 import { BUDGET_PERIODS, BudgetPeriod } from '../common/time/budget-period';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
 
-const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
+const toInt = ({ value }: { value: unknown }) =>
+  value === undefined || value === '' ? undefined : Number(value);
 const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
 
 /** The process environment, validated once at boot so a typo fails fast with a clear message. */
 export class EnvironmentVariables {
-  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   PORT = 8080;
 
-  @IsString() @IsNotEmpty()
+  @IsString()
+  @IsNotEmpty()
   HOST = '0.0.0.0';
 
   /** Postgres connection string; without it the gateway runs an embedded Postgres (PGlite). */
-  @Transform(emptyToUndefined) @IsOptional() @IsString()
-  @Matches(/^postgres(?:ql)?:\/\/\S+$/, { message: 'DATABASE_URL must be a postgresql://user:password@host:port/database URL' })
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @Matches(/^postgres(?:ql)?:\/\/\S+$/, {
+    message: 'DATABASE_URL must be a postgresql://user:password@host:port/database URL',
+  })
   DATABASE_URL?: string;
 
   /** Where the embedded Postgres keeps its data. */
-  @IsString() @IsNotEmpty()
+  @IsString()
+  @IsNotEmpty()
   GATEWAY_DATA_DIR = '.gateway-data';
 
   /** Path of the YAML model/deployment config; without it every public model is served by the mock. */
-  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
   GATEWAY_CONFIG?: string;
 
   /**
    * Browser origins allowed to call the gateway (comma list, e.g. `https://app.example.com`);
    * empty: no CORS headers at all, so browsers on other origins are refused by their own policy.
    */
-  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
   @Matches(/^\s*https?:\/\/[^\s,/]+\s*(,\s*https?:\/\/[^\s,/]+\s*)*$/, {
-    message: 'CORS_ORIGINS must be a comma list of origins such as https://app.example.com (scheme and host, no path)',
+    message:
+      'CORS_ORIGINS must be a comma list of origins such as https://app.example.com (scheme and host, no path)',
   })
   CORS_ORIGINS?: string;
 
@@ -43,98 +70,171 @@ export class EnvironmentVariables {
   DB_MIGRATE_ON_START: 'true' | 'false' = 'false';
 
   /** How long a verified key stays cached in memory. Revocation is honoured within this time. */
-  @Transform(toInt) @IsInt() @Min(0) @Max(300_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(300_000)
   KEY_CACHE_TTL_MS = 10_000;
 
   /** A cached key whose reload fails (Postgres down) stays accepted this long past KEY_CACHE_TTL_MS; 0: never. */
-  @Transform(toInt) @IsInt() @Min(0) @Max(86_400_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(86_400_000)
   KEY_CACHE_STALE_MS = 300_000;
 
   /** Interval of `: keep-alive` comments while a stream's upstream is silent; 0 turns them off. */
-  @Transform(toInt) @IsInt() @Min(0) @Max(600_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
   SSE_HEARTBEAT_MS = 15_000;
 
   /** A streaming client whose connection carries no traffic for this long is disconnected; 0 never. */
-  @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
   SSE_STALL_TIMEOUT_MS = 120_000;
 
   /** Largest JSON answer read from a provider; a bigger one is cut off and answered with a 502. */
-  @Transform(toInt) @IsInt() @Min(1024) @Max(1024 * 1024 * 1024)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(1024 * 1024 * 1024)
   UPSTREAM_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
   /** Longest a stream may run, counted from the moment the gateway accepted the request. */
-  @Transform(toInt) @IsInt() @Min(1_000) @Max(86_400_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1_000)
+  @Max(86_400_000)
   STREAM_MAX_DURATION_MS = 1_800_000;
 
   /** Most deployments one request tries (each at most once) before its error is answered. */
-  @Transform(toInt) @IsInt() @Min(1) @Max(20)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(20)
   ROUTER_MAX_ATTEMPTS = 3;
 
   /** First backoff between two attempts (doubled each time, up to ROUTER_BACKOFF_MAX_MS, jittered). */
-  @Transform(toInt) @IsInt() @Min(0) @Max(60_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
   ROUTER_BACKOFF_BASE_MS = 25;
 
-  @Transform(toInt) @IsInt() @Min(0) @Max(60_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
   ROUTER_BACKOFF_MAX_MS = 1_000;
 
   /** A provider's Retry-After up to this long is waited out before the next attempt. */
-  @Transform(toInt) @IsInt() @Min(0) @Max(600_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
   ROUTER_RETRY_AFTER_MAX_MS = 2_000;
 
   /** Consecutive failures after which a deployment is skipped for DEPLOYMENT_COOLDOWN_MS. */
-  @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000_000)
   DEPLOYMENT_FAILURE_THRESHOLD = 3;
 
-  @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
   DEPLOYMENT_COOLDOWN_MS = 30_000;
 
   /** Admin credential for the /admin API; the admin API is off when it is unset. */
-  @Transform(emptyToUndefined) @IsOptional() @IsString() @MinLength(16)
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(16)
   ADMIN_API_KEY?: string;
 
   /** Admin API requests allowed per client IP per ADMIN_RATE_WINDOW_MS (default 10 per 10 s). */
-  @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
   ADMIN_RATE_LIMIT = 10;
 
-  @Transform(toInt) @IsInt() @Min(1_000) @Max(3_600_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1_000)
+  @Max(3_600_000)
   ADMIN_RATE_WINDOW_MS = 10_000;
 
   /** The gateway's public origin (e.g. https://llm.example.com); the dashboard shows `<it>/v1`. Default: the request's host. */
-  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
   PUBLIC_BASE_URL?: string;
 
   /** A dashboard session ends after this long without a request. */
-  @Transform(toInt) @IsInt() @Min(1_000) @Max(86_400_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1_000)
+  @Max(86_400_000)
   DASHBOARD_SESSION_IDLE_MS = 1_800_000;
 
   /** Dashboard API calls allowed per session per DASHBOARD_RATE_WINDOW_MS (default 10 per 10 s). */
-  @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
   DASHBOARD_RATE_LIMIT = 10;
 
-  @Transform(toInt) @IsInt() @Min(1_000) @Max(3_600_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1_000)
+  @Max(3_600_000)
   DASHBOARD_RATE_WINDOW_MS = 10_000;
 
   /** Failed dashboard sign-ins allowed per client IP per DASHBOARD_SIGNIN_FAILURE_WINDOW_MS. */
-  @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
   DASHBOARD_SIGNIN_FAILURE_LIMIT = 5;
 
-  @Transform(toInt) @IsInt() @Min(1_000) @Max(86_400_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1_000)
+  @Max(86_400_000)
   DASHBOARD_SIGNIN_FAILURE_WINDOW_MS = 900_000;
 
   /** Months of usage records kept (whole months before the current one); 0 keeps them all. */
-  @Transform(toInt) @IsInt() @Min(0) @Max(1_200)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1_200)
   USAGE_RETENTION_MONTHS = 0;
 
   /** How often buffered usage records are written to Postgres. */
-  @Transform(toInt) @IsInt() @Min(10) @Max(60_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(60_000)
   USAGE_FLUSH_INTERVAL_MS = 1_000;
 
   /** On shutdown, how long running requests (streams) may take to finish before usage is flushed. */
-  @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
   SHUTDOWN_DRAIN_TIMEOUT_MS = 30_000;
 
   /** Shared storage for rate limits and budgets; without it they are counted in memory, per instance. */
-  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
   REDIS_URL?: string;
 
   /** Prefix of every Redis key the gateway writes, so several deployments can share one Redis. */
@@ -142,35 +242,58 @@ export class EnvironmentVariables {
   REDIS_KEY_PREFIX = 'gateway:';
 
   /** Longest wait for one Redis command or connection attempt before limits fall back to memory. */
-  @Transform(toInt) @IsInt() @Min(10) @Max(10_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(10_000)
   REDIS_TIMEOUT_MS = 500;
 
   /** Longest wait for a new Postgres connection (pool and key change listener). */
-  @Transform(toInt) @IsInt() @Min(100) @Max(60_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
   DB_CONNECT_TIMEOUT_MS = 3_000;
 
   /** Postgres cancels a statement running longer; the client gives up 1 s later (a silent network). */
-  @Transform(toInt) @IsInt() @Min(100) @Max(600_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
   DB_STATEMENT_TIMEOUT_MS = 15_000;
 
   /** Longest wait for a quick query (readiness ping, key lookup, listener ping) before Postgres counts as down. */
-  @Transform(toInt) @IsInt() @Min(50) @Max(30_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(50)
+  @Max(30_000)
   DB_PING_TIMEOUT_MS = 2_000;
 
   /** How often the key change listener checks that its connection still answers. */
-  @Transform(toInt) @IsInt() @Min(100) @Max(600_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
   KEY_LISTENER_PING_INTERVAL_MS = 5_000;
 
   /** Per error kind (e.g. 503 service_unavailable), at most one log line per interval, with a count. */
-  @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
   ERROR_LOG_INTERVAL_MS = 10_000;
 
   /** Requests per minute for a key whose rpm_limit is not set; 0 means no limit. */
-  @Transform(toInt) @IsInt() @Min(0)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
   KEY_RPM_LIMIT = 100;
 
   /** Tokens per budget period for a key without a budget of its own; unset or 0 means no budget. */
-  @Transform(toInt) @IsOptional() @IsInt() @Min(0)
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
   KEY_TOKEN_BUDGET?: number;
 
   /** The calendar period (UTC) a token budget covers. */
@@ -178,7 +301,9 @@ export class EnvironmentVariables {
   KEY_BUDGET_PERIOD: BudgetPeriod = 'month';
 
   /** Completion tokens reserved for a request without max_tokens, until its real usage is known. */
-  @Transform(toInt) @IsInt() @Min(1)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   DEFAULT_MAX_TOKENS_RESERVATION = 1024;
 
   @IsIn(LOG_LEVELS)
@@ -189,11 +314,16 @@ export class EnvironmentVariables {
   LOG_FORMAT: 'json' | 'pretty' = 'json';
 
   /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`. */
-  @Transform(emptyToUndefined) @IsOptional() @IsString() @MinLength(16)
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(16)
   METRICS_TOKEN?: string;
 
   /** OTLP/HTTP collector base URL (e.g. http://collector:4318); unset, tracing is off and not loaded. */
-  @Transform(emptyToUndefined) @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   OTEL_EXPORTER_OTLP_ENDPOINT?: string;
 }
 
@@ -203,12 +333,16 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
   // register bottom-up, so the last failed constraint is the leftmost, most basic one (IsInt before Min).
   const errors = validateSync(env, { skipMissingProperties: false, forbidUnknownValues: false });
   if (errors.length > 0) {
-    const problems = errors.map((e) => Object.values(e.constraints ?? {}).at(-1) ?? `${e.property} is invalid`);
+    const problems = errors.map(
+      (e) => Object.values(e.constraints ?? {}).at(-1) ?? `${e.property} is invalid`,
+    );
     throw new Error(`Invalid environment: ${problems.join('; ')}`);
   }
   return env;
 }
 
-export function logLevelsFrom(level: EnvironmentVariables['LOG_LEVEL']): (typeof LOG_LEVELS)[number][] {
+export function logLevelsFrom(
+  level: EnvironmentVariables['LOG_LEVEL'],
+): (typeof LOG_LEVELS)[number][] {
   return LOG_LEVELS.slice(0, LOG_LEVELS.indexOf(level) + 1);
 }

@@ -21,7 +21,9 @@ export class DeploymentConfigDto {
   @IsIn(PROVIDER_NAMES)
   provider: ProviderName;
 
-  @IsOptional() @IsString() @Matches(/^[\w.:@/-]{1,100}$/)
+  @IsOptional()
+  @IsString()
+  @Matches(/^[\w.:@/-]{1,100}$/)
   name?: string;
 
   @ValidateIf((d: DeploymentConfigDto) => d.provider !== 'mock')
@@ -29,49 +31,79 @@ export class DeploymentConfigDto {
   base_url?: string;
 
   @ValidateIf((d: DeploymentConfigDto) => d.provider !== 'mock')
-  @IsString() @MinLength(1)
+  @IsString()
+  @MinLength(1)
   api_key?: string;
 
   @ValidateIf((d: DeploymentConfigDto) => d.provider !== 'mock')
-  @IsString() @MinLength(1)
+  @IsString()
+  @MinLength(1)
   model?: string;
 
   /** Share of the model's load (weighted random choice); 0: a standby, used only when the others fail. */
-  @IsOptional() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1_000_000)
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(1_000_000)
   weight?: number;
 
-  @IsOptional() @IsInt() @Min(100) @Max(3_600_000)
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
   timeout_ms?: number;
 
   /** Deadline for the first streamed token, from the moment the gateway accepted the request. */
-  @IsOptional() @IsInt() @Min(100) @Max(3_600_000)
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
   first_token_timeout_ms?: number;
 
   /** Requests this gateway instance sends to the deployment at once; unset means no limit. */
-  @IsOptional() @IsInt() @Min(1) @Max(1_000_000)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
   max_concurrency?: number;
 
   /** How long a request waits for a free slot under `max_concurrency` before a 503. */
-  @IsOptional() @IsInt() @Min(0) @Max(600_000)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
   max_queue_ms?: number;
 
   /**
    * Anthropic only: the `max_tokens` sent when the client set neither `max_tokens` nor
    * `max_completion_tokens` (the Messages API requires one). Default 4096.
    */
-  @IsOptional() @IsInt() @Min(1) @Max(1_000_000)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
   default_max_tokens?: number;
 
-  @IsOptional() @IsObject()
+  @IsOptional()
+  @IsObject()
   headers?: Record<string, string>;
 
-  @IsOptional() @IsInt() @Min(0) @Max(600_000)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
   latency_ms?: number;
 
-  @IsOptional() @IsInt() @Min(0) @Max(60_000)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
   chunk_delay_ms?: number;
 
-  @IsOptional() @IsInt() @Min(1) @Max(10_000)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
   chunk_count?: number;
 }
 

@@ -3,7 +3,12 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
 import { parse } from 'yaml';
 import { DeploymentConfigDto, DeploymentListDto, GatewayConfigFileDto } from './gateway-config.dto';
-import { DEFAULT_ANTHROPIC_MAX_TOKENS, DeploymentConfig, GatewayConfig, PUBLIC_MODELS } from './gateway-config.types';
+import {
+  DEFAULT_ANTHROPIC_MAX_TOKENS,
+  DeploymentConfig,
+  GatewayConfig,
+  PUBLIC_MODELS,
+} from './gateway-config.types';
 import { interpolateEnv } from './interpolate-env';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -18,28 +23,42 @@ const STRICT = { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValue
 /** Every public model served by the built-in mock: the gateway runs with no provider account. */
 export function embeddedDefaultConfig(): GatewayConfig {
   const models = new Map<string, DeploymentConfig[]>();
-  for (const model of PUBLIC_MODELS) models.set(model, [toDeployment(model, 0, { provider: 'mock' })]);
+  for (const model of PUBLIC_MODELS)
+    models.set(model, [toDeployment(model, 0, { provider: 'mock' })]);
   return { models, source: 'embedded-defaults' };
 }
 
-export function loadGatewayConfig(path: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+export function loadGatewayConfig(
+  path: string,
+  env: NodeJS.ProcessEnv = process.env,
+): GatewayConfig {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new Error(`GATEWAY_CONFIG: cannot read ${path}: ${(error as Error).message}`);
+    throw new Error(`GATEWAY_CONFIG: cannot read ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   try {
     return parseGatewayConfig(parse(text), env);
   } catch (error) {
-    throw new Error(`GATEWAY_CONFIG ${path}: ${(error as Error).message}`);
+    throw new Error(`GATEWAY_CONFIG ${path}: ${(error as Error).message}`, { cause: error });
   }
 }
 
 export function parseGatewayConfig(document: unknown, env: NodeJS.ProcessEnv): GatewayConfig {
   const root = interpolateEnv(document, env) as { models?: unknown } | null;
-  if (!root || typeof root !== 'object' || !root.models || typeof root.models !== 'object' || Array.isArray(root.models)) {
-    throw new Error('expected a top-level "models" mapping of public model name to a list of deployments');
+  if (
+    !root ||
+    typeof root !== 'object' ||
+    !root.models ||
+    typeof root.models !== 'object' ||
+    Array.isArray(root.models)
+  ) {
+    throw new Error(
+      'expected a top-level "models" mapping of public model name to a list of deployments',
+    );
   }
   const rootErrors = validateSync(plainToInstance(GatewayConfigFileDto, root), STRICT);
   if (rootErrors.length > 0) throw new Error(describe(rootErrors, ''));
@@ -61,7 +80,11 @@ export function parseGatewayConfig(document: unknown, env: NodeJS.ProcessEnv): G
   return { models, source: 'file' };
 }
 
-function toDeployment(publicModel: string, index: number, dto: Partial<DeploymentConfigDto>): DeploymentConfig {
+function toDeployment(
+  publicModel: string,
+  index: number,
+  dto: Partial<DeploymentConfigDto>,
+): DeploymentConfig {
   return {
     name: dto.name ?? `${publicModel}/${index}`,
     publicModel,
@@ -88,9 +111,15 @@ function describe(errors: ValidationError[], prefix: string): string {
   const lines: string[] = [];
   const walk = (list: ValidationError[], path: string) => {
     for (const error of list) {
-      const here = /^\d+$/.test(error.property) ? `${path}[${error.property}]` : path ? `${path}.${error.property}` : error.property;
+      const here = /^\d+$/.test(error.property)
+        ? `${path}[${error.property}]`
+        : path
+          ? `${path}.${error.property}`
+          : error.property;
       for (const [constraint, message] of Object.entries(error.constraints ?? {})) {
-        lines.push(`${here}: ${constraint === 'whitelistValidation' ? 'unknown field (check its spelling)' : message}`);
+        lines.push(
+          `${here}: ${constraint === 'whitelistValidation' ? 'unknown field (check its spelling)' : message}`,
+        );
       }
       walk(error.children ?? [], here);
     }

@@ -30,9 +30,15 @@ export class GatewayConfigService {
   static fromEnvironment(env: ConfigService): GatewayConfigService {
     const logger = new Logger(GatewayConfigService.name);
     const path = env.get<string>('GATEWAY_CONFIG');
-    const service = new GatewayConfigService(path ? loadGatewayConfig(path) : embeddedDefaultConfig(), path);
+    const service = new GatewayConfigService(
+      path ? loadGatewayConfig(path) : embeddedDefaultConfig(),
+      path,
+    );
     if (path) logger.log(`Loaded ${service.config.models.size} public model(s) from ${path}`);
-    else logger.warn(`GATEWAY_CONFIG is not set: serving ${service.publicModels().join(', ')} with the built-in mock adapter`);
+    else
+      logger.warn(
+        `GATEWAY_CONFIG is not set: serving ${service.publicModels().join(', ')} with the built-in mock adapter`,
+      );
     return service;
   }
 
@@ -65,7 +71,9 @@ export class GatewayConfigService {
       next = loadGatewayConfig(this.path);
     } catch (error) {
       const message = (error as Error).message;
-      this.logger.error(`Config reload failed, keeping the running config (${this.snapshot.models.size} model(s)): ${message}`);
+      this.logger.error(
+        `Config reload failed, keeping the running config (${this.snapshot.models.size} model(s)): ${message}`,
+      );
       return { reloaded: false, source: this.path, models: this.publicModels(), error: message };
     }
     const before = new Set(this.snapshot.models.keys());

@@ -9,18 +9,27 @@ const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([^}]*))?\}/g;
  */
 export function interpolateEnv(value: unknown, env: NodeJS.ProcessEnv, path = ''): unknown {
   if (typeof value === 'string') {
-    return value.replace(REFERENCE, (_match, name: string, operator: string | undefined, fallback: string | undefined) => {
-      const found = env[name];
-      if (operator === ':-' && (found === undefined || found === '')) return fallback!;
-      if (operator === '-' && found === undefined) return fallback!;
-      if (found !== undefined) return found;
-      throw new Error(`${path || 'config'}: environment variable ${name} is not set (write \${${name}:-default} for a default)`);
-    });
+    return value.replace(
+      REFERENCE,
+      (_match, name: string, operator: string | undefined, fallback: string | undefined) => {
+        const found = env[name];
+        if (operator === ':-' && (found === undefined || found === '')) return fallback!;
+        if (operator === '-' && found === undefined) return fallback!;
+        if (found !== undefined) return found;
+        throw new Error(
+          `${path || 'config'}: environment variable ${name} is not set (write \${${name}:-default} for a default)`,
+        );
+      },
+    );
   }
-  if (Array.isArray(value)) return value.map((item, i) => interpolateEnv(item, env, `${path}[${i}]`));
+  if (Array.isArray(value))
+    return value.map((item, i) => interpolateEnv(item, env, `${path}[${i}]`));
   if (value && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, interpolateEnv(item, env, path ? `${path}.${key}` : key)]),
+      Object.entries(value).map(([key, item]) => [
+        key,
+        interpolateEnv(item, env, path ? `${path}.${key}` : key),
+      ]),
     );
   }
   return value;

@@ -1,4 +1,15 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Query,
+  Req,
+  UseGuards,
+} from '@nestjs/common';
 import type { Request } from 'express';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,7 +18,10 @@ import { toKeySettings } from '../admin/dto/key-settings.dto';
 import { DEFAULT_ROTATION_GRACE_SECONDS, RotateKeyDto } from '../admin/dto/rotate-key.dto';
 import { Public } from '../auth/public.decorator';
 import { GatewayException } from '../common/errors/gateway.exception';
-import { DeploymentHealthService, DeploymentHealthView } from '../completions/deployment-health.service';
+import {
+  DeploymentHealthService,
+  DeploymentHealthView,
+} from '../completions/deployment-health.service';
 import { GatewayConfigService } from '../config/gateway-config.service';
 import { presentCreatedKey, presentKey } from '../keys/virtual-key.presenter';
 import { VirtualKeyService } from '../keys/virtual-key.service';
@@ -17,7 +31,11 @@ import { DashboardUsageService, UsageBucketRow } from './dashboard-usage.service
 import { ListKeysQuery } from './dto/list-keys.query';
 import { UsageSeriesQuery } from './dto/usage-series.query';
 
-const VERSION = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+    version: string;
+  }
+).version;
 const DAY_MS = 86_400_000;
 /** Roughly this many points per chart, whatever the range. */
 const TARGET_POINTS = 60;
@@ -42,7 +60,8 @@ export class DashboardApiController {
   overview(@Req() request: Request) {
     // Only deployments that failed have an entry; the rest are in rotation.
     const health = new Map(this.health.snapshot().map((view) => [view.name, view]));
-    const origin = this.settings.publicBaseUrl ?? `${request.protocol}://${request.headers.host ?? 'localhost'}`;
+    const origin =
+      this.settings.publicBaseUrl ?? `${request.protocol}://${request.headers.host ?? 'localhost'}`;
     return {
       object: 'dashboard_overview',
       base_url: `${origin}/v1`,
@@ -69,13 +88,21 @@ export class DashboardApiController {
     const search = query.search?.trim().toLowerCase();
     // Newest first, so a key just created is on the first page.
     const all = (await this.keys.list())
-      .filter((key) => !search || key.name.toLowerCase().includes(search) || key.keyPrefix.toLowerCase().includes(search))
+      .filter(
+        (key) =>
+          !search ||
+          key.name.toLowerCase().includes(search) ||
+          key.keyPrefix.toLowerCase().includes(search),
+      )
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
     const slice = all.slice((page - 1) * perPage, page * perPage);
     const lastUsed = await this.usage.lastUsed(slice.map((key) => key.id));
     return {
       object: 'list',
-      data: slice.map((key) => ({ ...presentKey(key), last_used_at: lastUsed.get(key.id)?.toISOString() ?? null })),
+      data: slice.map((key) => ({
+        ...presentKey(key),
+        last_used_at: lastUsed.get(key.id)?.toISOString() ?? null,
+      })),
       page,
       per_page: perPage,
       total: all.length,
@@ -98,7 +125,11 @@ export class DashboardApiController {
   @Post('keys/:id/rotate')
   @HttpCode(200)
   async rotate(@Param('id') id: string, @Body() body: RotateKeyDto) {
-    return presentCreatedKey(await this.keys.rotate(id, { graceSeconds: body.grace_seconds ?? DEFAULT_ROTATION_GRACE_SECONDS }));
+    return presentCreatedKey(
+      await this.keys.rotate(id, {
+        graceSeconds: body.grace_seconds ?? DEFAULT_ROTATION_GRACE_SECONDS,
+      }),
+    );
   }
 
   /**
@@ -109,8 +140,16 @@ export class DashboardApiController {
   async usageSeries(@Query() query: UsageSeriesQuery) {
     const to = query.to ? new Date(query.to) : new Date();
     const from = query.from ? new Date(query.from) : new Date(to.getTime() - DAY_MS);
-    if (from >= to) throw new GatewayException('invalid_parameter', { param: 'from', message: '`from` must be before `to`.' });
-    if (to.getTime() - from.getTime() > 366 * DAY_MS) throw new GatewayException('invalid_parameter', { param: 'from', message: 'The range may span at most 366 days.' });
+    if (from >= to)
+      throw new GatewayException('invalid_parameter', {
+        param: 'from',
+        message: '`from` must be before `to`.',
+      });
+    if (to.getTime() - from.getTime() > 366 * DAY_MS)
+      throw new GatewayException('invalid_parameter', {
+        param: 'from',
+        message: 'The range may span at most 366 days.',
+      });
     const bucketSeconds = niceBucket((to.getTime() - from.getTime()) / 1000 / TARGET_POINTS);
     const rows = await this.usage.buckets(from, to, bucketSeconds);
     const names = new Map((await this.keys.list()).map((key) => [key.id, key.name]));
@@ -119,8 +158,16 @@ export class DashboardApiController {
       from: from.toISOString(),
       to: to.toISOString(),
       bucket_seconds: bucketSeconds,
-      by_key: series(rows, (row) => row.keyId, (id) => names.get(id) ?? id),
-      by_model: series(rows, (row) => row.model, (model) => model),
+      by_key: series(
+        rows,
+        (row) => row.keyId,
+        (id) => names.get(id) ?? id,
+      ),
+      by_model: series(
+        rows,
+        (row) => row.model,
+        (model) => model,
+      ),
     };
   }
 
@@ -128,7 +175,10 @@ export class DashboardApiController {
     const known = this.models.publicModels();
     const unknown = (models ?? []).filter((model) => !known.includes(model));
     if (unknown.length > 0) {
-      throw new GatewayException('invalid_parameter', { param: 'allowed_models', message: `Unknown model(s) in allowed_models: ${unknown.join(', ')}.` });
+      throw new GatewayException('invalid_parameter', {
+        param: 'allowed_models',
+        message: `Unknown model(s) in allowed_models: ${unknown.join(', ')}.`,
+      });
     }
   }
 }
@@ -139,14 +189,36 @@ function niceBucket(seconds: number): number {
   return BUCKETS.find((bucket) => bucket >= seconds) ?? BUCKETS[BUCKETS.length - 1];
 }
 
-function series(rows: UsageBucketRow[], groupOf: (row: UsageBucketRow) => string, nameOf: (group: string) => string) {
-  const groups = new Map<string, Map<number, { requests: number; errors: number; prompt_tokens: number; completion_tokens: number; latency_sum: number }>>();
+function series(
+  rows: UsageBucketRow[],
+  groupOf: (row: UsageBucketRow) => string,
+  nameOf: (group: string) => string,
+) {
+  const groups = new Map<
+    string,
+    Map<
+      number,
+      {
+        requests: number;
+        errors: number;
+        prompt_tokens: number;
+        completion_tokens: number;
+        latency_sum: number;
+      }
+    >
+  >();
   for (const row of rows) {
     const group = groupOf(row);
     const buckets = groups.get(group) ?? new Map();
     groups.set(group, buckets);
     const t = row.bucket.getTime();
-    const point = buckets.get(t) ?? { requests: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, latency_sum: 0 };
+    const point = buckets.get(t) ?? {
+      requests: 0,
+      errors: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      latency_sum: 0,
+    };
     point.requests += row.requests;
     point.errors += row.errors;
     point.prompt_tokens += row.promptTokens;
@@ -169,7 +241,11 @@ function series(rows: UsageBucketRow[], groupOf: (row: UsageBucketRow) => string
 /** This instance's view of a deployment (routing state is per instance, docs/providers-and-routing.md, "Routing"). */
 function presentHealth(view: DeploymentHealthView | undefined) {
   if (!view || view.status === 'healthy') {
-    return { health: 'available', consecutive_failures: view?.consecutiveFailures ?? 0, cooling_until: null };
+    return {
+      health: 'available',
+      consecutive_failures: view?.consecutiveFailures ?? 0,
+      cooling_until: null,
+    };
   }
   return {
     health: view.status,

@@ -18,7 +18,12 @@ export function sessionCookie(request: Request): string | undefined {
  * A browser-session cookie without Max-Age: the idle expiry is the server's, which restarts with
  * every request, so a fixed cookie lifetime would cut off an admin who is still working.
  */
-export function setSessionCookie(request: Request, response: Response, secret: string, publicBaseUrl: string | null): void {
+export function setSessionCookie(
+  request: Request,
+  response: Response,
+  secret: string,
+  publicBaseUrl: string | null,
+): void {
   response.cookie(SESSION_COOKIE, secret, {
     httpOnly: true,
     sameSite: 'strict',
@@ -27,11 +32,22 @@ export function setSessionCookie(request: Request, response: Response, secret: s
   });
 }
 
-export function clearSessionCookie(request: Request, response: Response, publicBaseUrl: string | null): void {
-  response.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'strict', secure: isHttps(request, publicBaseUrl), path: COOKIE_PATH });
+export function clearSessionCookie(
+  request: Request,
+  response: Response,
+  publicBaseUrl: string | null,
+): void {
+  response.clearCookie(SESSION_COOKIE, {
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: isHttps(request, publicBaseUrl),
+    path: COOKIE_PATH,
+  });
 }
 
 export function isHttps(request: Request, publicBaseUrl: string | null): boolean {
-  const forwarded = String(request.headers['x-forwarded-proto'] ?? '').split(',')[0].trim();
+  const forwarded = String(request.headers['x-forwarded-proto'] ?? '')
+    .split(',')[0]
+    .trim();
   return request.secure || forwarded === 'https' || Boolean(publicBaseUrl?.startsWith('https://'));
 }

@@ -16,7 +16,11 @@ export const DASHBOARD_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-export function dashboardSecurityHeaders(_request: Request, response: Response, next: NextFunction): void {
+export function dashboardSecurityHeaders(
+  _request: Request,
+  response: Response,
+  next: NextFunction,
+): void {
   response.setHeader('Content-Security-Policy', DASHBOARD_CSP);
   response.setHeader('X-Frame-Options', 'DENY');
   response.setHeader('X-Content-Type-Options', 'nosniff');

@@ -1,4 +1,15 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Post,
+  Req,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Public } from '../auth/public.decorator';
@@ -6,7 +17,11 @@ import { GatewayException } from '../common/errors/gateway.exception';
 import { CounterStore } from '../limits/counters/counter-store';
 import { clearSessionCookie, setSessionCookie } from './dashboard-cookie';
 import { DashboardSessionService } from './dashboard-session.service';
-import { assertDashboardEnabled, DashboardRequest, DashboardSessionGuard } from './dashboard-session.guard';
+import {
+  assertDashboardEnabled,
+  DashboardRequest,
+  DashboardSessionGuard,
+} from './dashboard-session.guard';
 import { DashboardSettings } from './dashboard-settings';
 import { SignInDto } from './dto/sign-in.dto';
 
@@ -33,23 +48,44 @@ export class DashboardSessionController {
    */
   @Post()
   @HttpCode(200)
-  async signIn(@Body() body: SignInDto, @Req() request: Request, @Res({ passthrough: true }) response: Response) {
+  async signIn(
+    @Body() body: SignInDto,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ) {
     assertDashboardEnabled(this.settings);
-    const failures = { key: `dashboard:{signin:${request.ip ?? 'unknown'}}:failures`, limit: this.settings.signInFailureLimit, windowMs: this.settings.signInFailureWindowMs };
+    const failures = {
+      key: `dashboard:{signin:${request.ip ?? 'unknown'}}:failures`,
+      limit: this.settings.signInFailureLimit,
+      windowMs: this.settings.signInFailureWindowMs,
+    };
     const attempt = await this.counters.consume([failures], 1);
     if (!attempt.allowed) throw this.lockedOut(attempt.counters[0].resetMs);
-    if (!timingSafeEqual(sha256(body.admin_key), this.expected!)) throw new GatewayException('invalid_admin_key');
-    await this.counters.adjust([{ key: failures.key, endsAt: attempt.counters[0].endsAt }], -1, attempt.backend);
+    if (!timingSafeEqual(sha256(body.admin_key), this.expected!))
+      throw new GatewayException('invalid_admin_key');
+    await this.counters.adjust(
+      [{ key: failures.key, endsAt: attempt.counters[0].endsAt }],
+      -1,
+      attempt.backend,
+    );
     const { secret, session } = this.sessions.create();
     setSessionCookie(request, response, secret, this.settings.publicBaseUrl);
-    return { object: 'dashboard_session', csrf_token: session.csrfToken, idle_timeout_seconds: Math.round(this.sessions.idleMs / 1000) };
+    return {
+      object: 'dashboard_session',
+      csrf_token: session.csrfToken,
+      idle_timeout_seconds: Math.round(this.sessions.idleMs / 1000),
+    };
   }
 
   /** The page asks once per load whether it is signed in, and learns its CSRF token. */
   @Get()
   @UseGuards(DashboardSessionGuard)
   current(@Req() request: DashboardRequest) {
-    return { object: 'dashboard_session', csrf_token: request.dashboardSession!.csrfToken, idle_timeout_seconds: Math.round(this.sessions.idleMs / 1000) };
+    return {
+      object: 'dashboard_session',
+      csrf_token: request.dashboardSession!.csrfToken,
+      idle_timeout_seconds: Math.round(this.sessions.idleMs / 1000),
+    };
   }
 
   @Delete()

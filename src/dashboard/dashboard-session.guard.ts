@@ -31,7 +31,10 @@ export class DashboardSessionGuard implements CanActivate {
     if (!session) throw new GatewayException('dashboard_session_required');
 
     const { rateLimit: limit, rateWindowMs: windowMs } = this.settings;
-    const result = await this.counters.consume([{ key: `dashboard:{${session.id}}:requests`, limit, windowMs }], 1);
+    const result = await this.counters.consume(
+      [{ key: `dashboard:{${session.id}}:requests`, limit, windowMs }],
+      1,
+    );
     if (!result.allowed) {
       const retryAfter = Math.max(1, Math.ceil(result.counters[0].resetMs / 1000));
       throw new GatewayException('rate_limit_exceeded', {
@@ -40,7 +43,10 @@ export class DashboardSessionGuard implements CanActivate {
       });
     }
 
-    if (!SAFE_METHODS.has(request.method) && !DashboardSessionService.csrfMatches(session, request.header('x-csrf-token'))) {
+    if (
+      !SAFE_METHODS.has(request.method) &&
+      !DashboardSessionService.csrfMatches(session, request.header('x-csrf-token'))
+    ) {
       throw new GatewayException('csrf_token_invalid');
     }
     request.dashboardSession = session;
@@ -49,5 +55,8 @@ export class DashboardSessionGuard implements CanActivate {
 }
 
 export function assertDashboardEnabled(settings: DashboardSettings): void {
-  if (!settings.adminKey) throw new GatewayException('not_found', { message: 'The dashboard is disabled: set ADMIN_API_KEY to enable it.' });
+  if (!settings.adminKey)
+    throw new GatewayException('not_found', {
+      message: 'The dashboard is disabled: set ADMIN_API_KEY to enable it.',
+    });
 }

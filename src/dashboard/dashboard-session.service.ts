@@ -32,7 +32,11 @@ export class DashboardSessionService {
   create(): { secret: string; session: DashboardSession } {
     this.sweep();
     const secret = randomBytes(32).toString('base64url');
-    const session = { id: hash(secret), csrfToken: randomBytes(32).toString('base64url'), lastSeenAt: this.now() };
+    const session = {
+      id: hash(secret),
+      csrfToken: randomBytes(32).toString('base64url'),
+      lastSeenAt: this.now(),
+    };
     this.sessions.set(session.id, session);
     return { secret, session };
   }
@@ -57,12 +61,16 @@ export class DashboardSessionService {
 
   static csrfMatches(session: DashboardSession, presented: string | undefined): boolean {
     if (!presented) return false;
-    return timingSafeEqual(createHash('sha256').update(presented).digest(), createHash('sha256').update(session.csrfToken).digest());
+    return timingSafeEqual(
+      createHash('sha256').update(presented).digest(),
+      createHash('sha256').update(session.csrfToken).digest(),
+    );
   }
 
   private sweep(): void {
     const now = this.now();
-    for (const [id, session] of this.sessions) if (now - session.lastSeenAt >= this.settings.sessionIdleMs) this.sessions.delete(id);
+    for (const [id, session] of this.sessions)
+      if (now - session.lastSeenAt >= this.settings.sessionIdleMs) this.sessions.delete(id);
   }
 }
 

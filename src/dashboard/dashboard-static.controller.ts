@@ -37,8 +37,12 @@ export class DashboardStaticController {
   private send(file: string, response: Response): void {
     assertDashboardEnabled(this.settings);
     if (!this.files.has(file)) {
-      throw new GatewayException('service_unavailable', { message: 'The dashboard is not built: run `npm run build`.' });
+      throw new GatewayException('service_unavailable', {
+        message: 'The dashboard is not built: run `npm run build`.',
+      });
     }
-    response.sendFile(join(DASHBOARD_ASSETS_DIR, file), { headers: { 'Cache-Control': 'no-cache' } });
+    response.sendFile(join(DASHBOARD_ASSETS_DIR, file), {
+      headers: { 'Cache-Control': 'no-cache' },
+    });
   }
 }

@@ -33,7 +33,14 @@ export const DASHBOARD_BODY_LIMIT = '100kb';
 })
 export class DashboardModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(dashboardSecurityHeaders).forRoutes({ path: 'dashboard', method: RequestMethod.ALL }, { path: 'dashboard/*path', method: RequestMethod.ALL });
-    consumer.apply(jsonBodyMiddleware(DASHBOARD_BODY_LIMIT)).forRoutes({ path: 'dashboard/api/*path', method: RequestMethod.ALL });
+    consumer
+      .apply(dashboardSecurityHeaders)
+      .forRoutes(
+        { path: 'dashboard', method: RequestMethod.ALL },
+        { path: 'dashboard/*path', method: RequestMethod.ALL },
+      );
+    consumer
+      .apply(jsonBodyMiddleware(DASHBOARD_BODY_LIMIT))
+      .forRoutes({ path: 'dashboard/api/*path', method: RequestMethod.ALL });
   }
 }

@@ -31,14 +31,20 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       if (options.migrateOnStart) await migrate(url);
       else if (!options.allowUnmigrated) await refuseUnmigrated(url);
     } catch (error) {
-      throw new Error(`DATABASE_URL (${redactedUrl(url)}): ${(error as Error).message}`, { cause: error });
+      throw new Error(`DATABASE_URL (${redactedUrl(url)}): ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     return { url, embedded: null };
   }
-  const running = options.joinRunningEmbedded ? EmbeddedPostgres.runningServer(options.dataDir) : undefined;
+  const running = options.joinRunningEmbedded
+    ? EmbeddedPostgres.runningServer(options.dataDir)
+    : undefined;
   if (running) return { url: running.url, embedded: null };
   const embedded = await EmbeddedPostgres.start(options.dataDir);
-  logger.warn(`DATABASE_URL is not set: using the embedded Postgres (PGlite) in ${options.dataDir}`);
+  logger.warn(
+    `DATABASE_URL is not set: using the embedded Postgres (PGlite) in ${options.dataDir}`,
+  );
   try {
     await migrate(embedded.url);
   } catch (error) {
@@ -60,7 +66,9 @@ async function refuseUnmigrated(url: string): Promise<void> {
 
 async function migrate(url: string): Promise<void> {
   const report = await runMigrations(url, MIGRATIONS_DIR, (message) => logger.log(message));
-  logger.log(`database schema up to date (${report.applied.length} applied, ${report.alreadyApplied} already applied)`);
+  logger.log(
+    `database schema up to date (${report.applied.length} applied, ${report.alreadyApplied} already applied)`,
+  );
 }
 
 /** The URL as an operator can recognise it, without its password. */

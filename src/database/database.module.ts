@@ -1,4 +1,11 @@
-import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import {
+  DynamicModule,
+  Global,
+  Inject,
+  Injectable,
+  Module,
+  OnApplicationShutdown,
+} from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DatabaseConnection, openDatabase } from './database-connection';
 import { PrismaService } from './prisma.service';
@@ -25,7 +32,9 @@ class DatabaseShutdown implements OnApplicationShutdown {
 @Global()
 @Module({})
 export class DatabaseModule {
-  static forRoot(options: { joinRunningEmbedded?: boolean; allowUnmigrated?: boolean } = {}): DynamicModule {
+  static forRoot(
+    options: { joinRunningEmbedded?: boolean; allowUnmigrated?: boolean } = {},
+  ): DynamicModule {
     return {
       module: DatabaseModule,
       providers: [

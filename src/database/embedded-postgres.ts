@@ -28,7 +28,10 @@ export class EmbeddedPostgres {
     readonly url: string,
   ) {}
 
-  static async start(dataDir: string, options: { maxConnections?: number } = {}): Promise<EmbeddedPostgres> {
+  static async start(
+    dataDir: string,
+    options: { maxConnections?: number } = {},
+  ): Promise<EmbeddedPostgres> {
     const directory = resolve(dataDir);
     mkdirSync(directory, { recursive: true, mode: 0o700 });
     // Also for a folder made by an older version: the database files in it hold the key digests.
@@ -42,7 +45,11 @@ export class EmbeddedPostgres {
     }
     const db = await PGlite.create(resolve(directory, 'pgdata'));
     const socketDir = privateSocketDir(directory);
-    const server = new PGLiteSocketServer({ db, path: join(socketDir, SOCKET_NAME), maxConnections: options.maxConnections ?? 32 });
+    const server = new PGLiteSocketServer({
+      db,
+      path: join(socketDir, SOCKET_NAME),
+      maxConnections: options.maxConnections ?? 32,
+    });
     try {
       await server.start();
     } catch (error) {
@@ -50,14 +57,19 @@ export class EmbeddedPostgres {
       throw error;
     }
     const url = `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}&sslmode=disable`;
-    writeFileSync(resolve(directory, SERVER_FILE), JSON.stringify({ pid: process.pid, url }), { mode: 0o600 });
+    writeFileSync(resolve(directory, SERVER_FILE), JSON.stringify({ pid: process.pid, url }), {
+      mode: 0o600,
+    });
     return new EmbeddedPostgres(db, server, directory, socketDir, url);
   }
 
   /** The URL of the embedded server another live process runs on this data folder, if any. */
   static runningServer(dataDir: string): { pid: number; url: string } | undefined {
     try {
-      const info = JSON.parse(readFileSync(resolve(dataDir, SERVER_FILE), 'utf8')) as { pid: number; url: string };
+      const info = JSON.parse(readFileSync(resolve(dataDir, SERVER_FILE), 'utf8')) as {
+        pid: number;
+        url: string;
+      };
       process.kill(info.pid, 0);
       return info.pid === process.pid ? undefined : info;
     } catch {
@@ -70,7 +82,8 @@ export class EmbeddedPostgres {
     await this.db.close();
     rmSync(resolve(this.dataDir, SERVER_FILE), { force: true });
     // Closing the server removed the socket itself; a temp folder made for it goes too.
-    if (!this.socketDir.startsWith(this.dataDir)) rmSync(this.socketDir, { recursive: true, force: true });
+    if (!this.socketDir.startsWith(this.dataDir))
+      rmSync(this.socketDir, { recursive: true, force: true });
   }
 }
 
@@ -81,7 +94,8 @@ export class EmbeddedPostgres {
  */
 function privateSocketDir(dataDir: string): string {
   const preferred = join(dataDir, 'socket');
-  if (join(preferred, SOCKET_NAME).length > MAX_SOCKET_PATH) return mkdtempSync(join(tmpdir(), 'gateway-pg-'));
+  if (join(preferred, SOCKET_NAME).length > MAX_SOCKET_PATH)
+    return mkdtempSync(join(tmpdir(), 'gateway-pg-'));
   mkdirSync(preferred, { recursive: true, mode: 0o700 });
   chmodSync(preferred, 0o700);
   rmSync(join(preferred, SOCKET_NAME), { force: true });

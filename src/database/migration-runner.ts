@@ -36,10 +36,15 @@ export function readMigrations(directory: string): LocalMigration[] {
   if (!existsSync(directory)) throw new Error(`No migrations folder at ${directory}`);
   // Prisma refuses migrations written for another database; so do we.
   const lockFile = join(directory, 'migration_lock.toml');
-  const provider = existsSync(lockFile) ? /^provider\s*=\s*"([^"]+)"/m.exec(readFileSync(lockFile, 'utf8'))?.[1] : 'postgresql';
-  if (provider !== 'postgresql') throw new Error(`${lockFile} is for provider "${provider}", not postgresql`);
+  const provider = existsSync(lockFile)
+    ? /^provider\s*=\s*"([^"]+)"/m.exec(readFileSync(lockFile, 'utf8'))?.[1]
+    : 'postgresql';
+  if (provider !== 'postgresql')
+    throw new Error(`${lockFile} is for provider "${provider}", not postgresql`);
   return readdirSync(directory, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && existsSync(join(directory, entry.name, 'migration.sql')))
+    .filter(
+      (entry) => entry.isDirectory() && existsSync(join(directory, entry.name, 'migration.sql')),
+    )
     .map((entry) => entry.name)
     .sort()
     .map((name) => {
@@ -53,7 +58,11 @@ export function readMigrations(directory: string): LocalMigration[] {
  * lock, same checksums), for machines where Prisma's schema engine cannot be downloaded. Each
  * migration runs in a transaction; a failure is rolled back, recorded, and thrown.
  */
-export async function runMigrations(connectionString: string, directory: string, log: Log = () => undefined): Promise<MigrationReport> {
+export async function runMigrations(
+  connectionString: string,
+  directory: string,
+  log: Log = () => undefined,
+): Promise<MigrationReport> {
   const migrations = readMigrations(directory);
   const client = new Client({ connectionString });
   await client.connect();
@@ -70,26 +79,42 @@ export async function runMigrations(connectionString: string, directory: string,
 }
 
 /** Local migrations the database has not applied yet (all of them on an empty database). */
-export async function pendingMigrations(connectionString: string, directory: string): Promise<string[]> {
+export async function pendingMigrations(
+  connectionString: string,
+  directory: string,
+): Promise<string[]> {
   const local = readMigrations(directory);
   const client = new Client({ connectionString, connectionTimeoutMillis: 5_000 });
   await client.connect();
   try {
-    const { rows } = await client.query<{ table: string | null }>(`SELECT to_regclass('"_prisma_migrations"')::text AS table`);
+    const { rows } = await client.query<{ table: string | null }>(
+      `SELECT to_regclass('"_prisma_migrations"')::text AS table`,
+    );
     if (!rows[0].table) return local.map((migration) => migration.name);
     const applied = await client.query<{ migration_name: string }>(
       'SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
     );
     const names = new Set(applied.rows.map((row) => row.migration_name));
-    return local.filter((migration) => !names.has(migration.name)).map((migration) => migration.name);
+    return local
+      .filter((migration) => !names.has(migration.name))
+      .map((migration) => migration.name);
   } finally {
     await client.end();
   }
 }
 
-async function applyPending(client: Client, migrations: LocalMigration[], log: Log): Promise<MigrationReport> {
+async function applyPending(
+  client: Client,
+  migrations: LocalMigration[],
+  log: Log,
+): Promise<MigrationReport> {
   await client.query(CREATE_MIGRATIONS_TABLE);
-  const { rows } = await client.query<{ migration_name: string; checksum: string; finished_at: Date | null; rolled_back_at: Date | null }>(
+  const { rows } = await client.query<{
+    migration_name: string;
+    checksum: string;
+    finished_at: Date | null;
+    rolled_back_at: Date | null;
+  }>(
     'SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at',
   );
   const failed = rows.find((row) => row.finished_at === null && row.rolled_back_at === null);
@@ -99,13 +124,18 @@ async function applyPending(client: Client, migrations: LocalMigration[], log: L
         '`prisma migrate resolve` (or delete its row from _prisma_migrations) before migrating again.',
     );
   }
-  const applied = new Map(rows.filter((row) => row.finished_at !== null && row.rolled_back_at === null).map((row) => [row.migration_name, row]));
+  const applied = new Map(
+    rows
+      .filter((row) => row.finished_at !== null && row.rolled_back_at === null)
+      .map((row) => [row.migration_name, row]),
+  );
   const report: MigrationReport = { applied: [], alreadyApplied: 0 };
   for (const migration of migrations) {
     const existing = applied.get(migration.name);
     if (existing) {
       report.alreadyApplied++;
-      if (existing.checksum !== migration.checksum) log(`warning: migration ${migration.name} was modified after it was applied`);
+      if (existing.checksum !== migration.checksum)
+        log(`warning: migration ${migration.name} was modified after it was applied`);
       continue;
     }
     await applyOne(client, migration);
@@ -129,8 +159,16 @@ async function applyOne(client: Client, migration: LocalMigration): Promise<void
     await client.query('ROLLBACK').catch(() => undefined);
     const message = (error as Error).message;
     // Rolled back as a whole, so it is recorded the way `prisma migrate resolve --rolled-back` would.
-    await client.query('UPDATE "_prisma_migrations" SET logs = $2, rolled_back_at = now() WHERE id = $1', [id, message]);
-    throw new Error(`Migration ${migration.name} failed and was rolled back: ${message}`);
+    await client.query(
+      'UPDATE "_prisma_migrations" SET logs = $2, rolled_back_at = now() WHERE id = $1',
+      [id, message],
+    );
+    throw new Error(`Migration ${migration.name} failed and was rolled back: ${message}`, {
+      cause: error,
+    });
   }
-  await client.query('UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1', [id]);
+  await client.query(
+    'UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1',
+    [id],
+  );
 }

@@ -12,7 +12,10 @@ import { databaseTimeouts } from './database-timeouts';
  */
 @Injectable()
 export class PrismaService extends PrismaClient {
-  constructor(@Inject(DatabaseConnection) connection: DatabaseConnection, @Optional() config?: ConfigService) {
+  constructor(
+    @Inject(DatabaseConnection) connection: DatabaseConnection,
+    @Optional() config?: ConfigService,
+  ) {
     // Bounded waits: a database that hangs must turn into errors, not into requests (or a usage
     // flush, or a shutdown) that wait for ever. statement_timeout lets Postgres cancel a slow
     // statement; query_timeout covers the network dropping the answer (no RST ever comes), and

@@ -31,7 +31,11 @@ export class HealthController {
   @Get('ready')
   async ready() {
     try {
-      await withTimeout(this.prisma.$queryRaw`SELECT 1`, this.pingMs, `no answer within ${this.pingMs} ms`);
+      await withTimeout(
+        this.prisma.$queryRaw`SELECT 1`,
+        this.pingMs,
+        `no answer within ${this.pingMs} ms`,
+      );
     } catch {
       throw new ServiceUnavailableException('database unreachable');
     }

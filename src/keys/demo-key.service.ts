@@ -20,7 +20,9 @@ export class DemoKeyService {
   async createOnFirstStart(): Promise<void> {
     if (!this.connection.embedded || (await this.keys.count()) > 0) return;
     const { key, secret } = await this.keys.create({ name: 'demo' });
-    this.logger.log(`created virtual key "${key.name}" (${key.keyPrefix}...); it is shown once below and never again`);
+    this.logger.log(
+      `created virtual key "${key.name}" (${key.keyPrefix}...); it is shown once below and never again`,
+    );
     // Written to stdout directly rather than through the logger, so log shipping never keeps it.
     process.stdout.write(`\n  Demo virtual key: ${secret}\n\n`);
   }

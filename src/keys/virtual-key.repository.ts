@@ -10,7 +10,10 @@ export class VirtualKeyRepository {
 
   /** One round trip for a secret that may be a key's current or its rotated-out one. */
   findByCurrentOrPreviousSecretHash(secretHash: string): Promise<VirtualKey[]> {
-    return this.prisma.virtualKey.findMany({ where: { OR: [{ secretHash }, { previousSecretHash: secretHash }] }, take: 2 });
+    return this.prisma.virtualKey.findMany({
+      where: { OR: [{ secretHash }, { previousSecretHash: secretHash }] },
+      take: 2,
+    });
   }
 
   findByName(name: string): Promise<VirtualKey | null> {
@@ -38,7 +41,11 @@ export class VirtualKeyRepository {
     return this.prisma.virtualKey.create({ data });
   }
 
-  upsertByName(name: string, create: Prisma.VirtualKeyCreateInput, update: Prisma.VirtualKeyUpdateInput): Promise<VirtualKey> {
+  upsertByName(
+    name: string,
+    create: Prisma.VirtualKeyCreateInput,
+    update: Prisma.VirtualKeyUpdateInput,
+  ): Promise<VirtualKey> {
     return this.writeAndAnnounce((tx) => tx.virtualKey.upsert({ where: { name }, create, update }));
   }
 
@@ -51,7 +58,9 @@ export class VirtualKeyRepository {
    * the notification only at commit, so no instance refills its cache from the old row, and a
    * change is never committed without its announcement.
    */
-  private writeAndAnnounce(write: (tx: Prisma.TransactionClient) => Promise<VirtualKey>): Promise<VirtualKey> {
+  private writeAndAnnounce(
+    write: (tx: Prisma.TransactionClient) => Promise<VirtualKey>,
+  ): Promise<VirtualKey> {
     return this.prisma.$transaction(async (tx) => {
       const key = await write(tx);
       // $executeRaw, not $queryRaw: pg_notify returns void, a column type Prisma cannot read.

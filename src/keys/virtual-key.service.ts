@@ -37,7 +37,12 @@ export class VirtualKeyService {
     assertBudget(input.tokenBudget ?? null, input.budgetPeriod ?? null);
     const secret = generateSecret();
     const key = await this.uniqueName(input.name, () =>
-      this.repository.create({ name: input.name, keyPrefix: displayPrefix(secret), secretHash: hashSecret(secret), ...settings(input) }),
+      this.repository.create({
+        name: input.name,
+        keyPrefix: displayPrefix(secret),
+        secretHash: hashSecret(secret),
+        ...settings(input),
+      }),
     );
     return { key: toView(key), secret };
   }
@@ -57,7 +62,12 @@ export class VirtualKeyService {
   /** Changes the given fields only. Usage and rate-limit counters live elsewhere and stay. */
   async update(idOrName: string, input: UpdateVirtualKeyInput): Promise<VirtualKeyView> {
     const key = await this.find(idOrName);
-    if (input.name !== undefined && input.name !== key.name && (await this.repository.findByName(input.name))) throw nameTaken(input.name);
+    if (
+      input.name !== undefined &&
+      input.name !== key.name &&
+      (await this.repository.findByName(input.name))
+    )
+      throw nameTaken(input.name);
     const data: Prisma.VirtualKeyUpdateInput = {};
     if (input.name !== undefined) data.name = input.name;
     if (input.expiresAt !== undefined) data.expiresAt = input.expiresAt;
@@ -68,9 +78,15 @@ export class VirtualKeyService {
     if (input.allowedModels !== undefined) data.allowedModels = input.allowedModels;
     assertBudget(
       input.tokenBudget !== undefined ? input.tokenBudget : key.tokenBudget,
-      input.budgetPeriod !== undefined ? input.budgetPeriod : (key.budgetPeriod as BudgetPeriod | null),
+      input.budgetPeriod !== undefined
+        ? input.budgetPeriod
+        : (key.budgetPeriod as BudgetPeriod | null),
     );
-    return toView(await this.uniqueName(input.name ?? key.name, () => this.announce(this.repository.update(key.id, data))));
+    return toView(
+      await this.uniqueName(input.name ?? key.name, () =>
+        this.announce(this.repository.update(key.id, data)),
+      ),
+    );
   }
 
   /** Revokes by id or name; revoking twice keeps the first revocation time. */
@@ -86,7 +102,11 @@ export class VirtualKeyService {
    */
   async rotate(idOrName: string, input: RotateVirtualKeyInput): Promise<CreatedVirtualKey> {
     const { graceSeconds } = input;
-    if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_ROTATION_GRACE_SECONDS) {
+    if (
+      !Number.isInteger(graceSeconds) ||
+      graceSeconds < 0 ||
+      graceSeconds > MAX_ROTATION_GRACE_SECONDS
+    ) {
       throw new GatewayException('invalid_parameter', {
         param: 'grace_seconds',
         message: `grace_seconds must be an integer from 0 to ${MAX_ROTATION_GRACE_SECONDS}.`,
@@ -100,7 +120,8 @@ export class VirtualKeyService {
         keyPrefix: displayPrefix(secret),
         secretHash: hashSecret(secret),
         previousSecretHash: graceSeconds > 0 ? key.secretHash : null,
-        previousSecretExpiresAt: graceSeconds > 0 ? new Date(Date.now() + graceSeconds * 1000) : null,
+        previousSecretExpiresAt:
+          graceSeconds > 0 ? new Date(Date.now() + graceSeconds * 1000) : null,
       }),
     );
     return { key: toView(updated), secret };
@@ -111,7 +132,8 @@ export class VirtualKeyService {
    * nothing else about the key (its id, creation time, usage) is touched.
    */
   async seed(input: SeedKeyInput): Promise<VirtualKeyView> {
-    const secretHash = input.secretSha256?.toLowerCase() ?? (input.secret ? hashSecret(input.secret) : undefined);
+    const secretHash =
+      input.secretSha256?.toLowerCase() ?? (input.secret ? hashSecret(input.secret) : undefined);
     if (!secretHash || !/^[0-9a-f]{64}$/.test(secretHash)) {
       throw new Error(`seed key "${input.name}": give "key" or a 64-hex-digit "key_sha256"`);
     }
@@ -119,13 +141,26 @@ export class VirtualKeyService {
       throw new Error(`seed key "${input.name}": a key is 20-256 characters of A-Z a-z 0-9 _ - .`);
     }
     assertBudget(input.tokenBudget ?? null, input.budgetPeriod ?? null);
-    const declared = { secretHash, keyPrefix: input.secret ? displayPrefix(input.secret) : 'seeded', ...settings(input) };
+    const declared = {
+      secretHash,
+      keyPrefix: input.secret ? displayPrefix(input.secret) : 'seeded',
+      ...settings(input),
+    };
     try {
-      return toView(await this.announce(this.repository.upsertByName(input.name, { name: input.name, ...declared }, declared)));
+      return toView(
+        await this.announce(
+          this.repository.upsertByName(input.name, { name: input.name, ...declared }, declared),
+        ),
+      );
     } catch (error) {
       // Keys are upserted by name, so the only unique field left to collide is the secret.
       if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
-        throw new Error(`seed key "${input.name}": its secret is already used by another key; every key needs its own secret`);
+        throw new Error(
+          `seed key "${input.name}": its secret is already used by another key; every key needs its own secret`,
+          {
+            cause: error,
+          },
+        );
       }
       throw error;
     }
@@ -133,8 +168,13 @@ export class VirtualKeyService {
 
   private async find(idOrName: string): Promise<VirtualKey> {
     const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(idOrName);
-    const key = (isUuid ? await this.repository.findById(idOrName) : null) ?? (await this.repository.findByName(idOrName));
-    if (!key) throw new GatewayException('key_not_found', { message: `No virtual key with id or name "${idOrName}".` });
+    const key =
+      (isUuid ? await this.repository.findById(idOrName) : null) ??
+      (await this.repository.findByName(idOrName));
+    if (!key)
+      throw new GatewayException('key_not_found', {
+        message: `No virtual key with id or name "${idOrName}".`,
+      });
     return key;
   }
 
@@ -150,7 +190,8 @@ export class VirtualKeyService {
     try {
       return await write();
     } catch (error) {
-      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') throw nameTaken(name);
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002')
+        throw nameTaken(name);
       throw error;
     }
   }
@@ -172,13 +213,17 @@ function assertBudget(tokenBudget: number | null, budgetPeriod: BudgetPeriod | n
   if ((tokenBudget === null) !== (budgetPeriod === null)) {
     throw new GatewayException('invalid_parameter', {
       param: tokenBudget === null ? 'token_budget' : 'budget_period',
-      message: 'token_budget and budget_period are set together (tokens per day or per month), or both left empty.',
+      message:
+        'token_budget and budget_period are set together (tokens per day or per month), or both left empty.',
     });
   }
 }
 
 function nameTaken(name: string): GatewayException {
-  return new GatewayException('key_name_taken', { param: 'name', message: `A virtual key named "${name}" exists.` });
+  return new GatewayException('key_name_taken', {
+    param: 'name',
+    message: `A virtual key named "${name}" exists.`,
+  });
 }
 
 export function toView(key: VirtualKey): VirtualKeyView {

@@ -52,7 +52,10 @@ export interface CreatedVirtualKey {
 
 export type KeyState = 'active' | 'revoked' | 'expired';
 
-export function keyState(key: Pick<VirtualKeyView, 'revokedAt' | 'expiresAt'>, now = new Date()): KeyState {
+export function keyState(
+  key: Pick<VirtualKeyView, 'revokedAt' | 'expiresAt'>,
+  now = new Date(),
+): KeyState {
   if (key.revokedAt && key.revokedAt <= now) return 'revoked';
   if (key.expiresAt && key.expiresAt <= now) return 'expired';
   return 'active';

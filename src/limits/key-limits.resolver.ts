@@ -27,7 +27,9 @@ export class KeyLimitsResolver {
     return {
       requestsPerMinute: positive(key.rpmLimit ?? this.requestsPerMinute),
       tokensPerMinute: positive(key.tpmLimit),
-      budget: budgetTokens ? { tokens: budgetTokens, period: key.budgetPeriod ?? this.budgetPeriod } : null,
+      budget: budgetTokens
+        ? { tokens: budgetTokens, period: key.budgetPeriod ?? this.budgetPeriod }
+        : null,
     };
   }
 }

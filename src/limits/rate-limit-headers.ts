@@ -4,7 +4,12 @@ export type LimitedResource = 'requests' | 'tokens';
  * OpenAI's rate-limit headers: `x-ratelimit-{limit,remaining,reset}-{requests,tokens}`, the reset
  * being a duration such as `1s`, `6m0s` or `250ms`, never a timestamp.
  */
-export function rateLimitHeaders(resource: LimitedResource, limit: number, used: number, resetMs: number): Record<string, string> {
+export function rateLimitHeaders(
+  resource: LimitedResource,
+  limit: number,
+  used: number,
+  resetMs: number,
+): Record<string, string> {
   return {
     [`x-ratelimit-limit-${resource}`]: String(limit),
     [`x-ratelimit-remaining-${resource}`]: String(Math.max(0, limit - used)),

@@ -25,10 +25,14 @@ export function estimatePromptTokens(messages: ReservableRequest['messages']): n
  * as far as the limits have room, so a key whose limit is below the default stays usable without
  * max_tokens. Settlement corrects either to the real usage afterwards.
  */
-export function reservationTokens(request: ReservableRequest, defaultMaxTokens: number): { min: number; max: number } {
+export function reservationTokens(
+  request: ReservableRequest,
+  defaultMaxTokens: number,
+): { min: number; max: number } {
   const prompt = estimatePromptTokens(request.messages);
   const requested = request.max_completion_tokens ?? request.max_tokens;
   const choices = request.n ?? 1;
-  if (requested !== undefined) return { min: prompt + requested * choices, max: prompt + requested * choices };
+  if (requested !== undefined)
+    return { min: prompt + requested * choices, max: prompt + requested * choices };
   return { min: prompt + choices, max: prompt + defaultMaxTokens * choices };
 }

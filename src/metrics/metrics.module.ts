@@ -11,6 +11,8 @@ import { MetricsService } from './metrics.service';
 })
 export class MetricsModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RejectedRequestsMiddleware).forRoutes({ path: 'v1/chat/completions', method: RequestMethod.POST });
+    consumer
+      .apply(RejectedRequestsMiddleware)
+      .forRoutes({ path: 'v1/chat/completions', method: RequestMethod.POST });
   }
 }

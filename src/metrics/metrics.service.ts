@@ -60,14 +60,23 @@ export class MetricsService {
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
       registers,
     });
-    this.activeStreams = new Gauge({ name: 'gateway_active_streams', help: 'SSE streams open now.', labelNames: ['model'], registers });
+    this.activeStreams = new Gauge({
+      name: 'gateway_active_streams',
+      help: 'SSE streams open now.',
+      labelNames: ['model'],
+      registers,
+    });
     this.tokens = new Counter({
       name: 'gateway_tokens_total',
       help: 'Tokens counted (provider-reported or estimated), by type prompt/completion.',
       labelNames: ['model', 'deployment', 'type'],
       registers,
     });
-    this.rateLimited = new Counter({ name: 'gateway_rate_limited_total', help: "Requests refused with 429 by the gateway's own key limits.", registers });
+    this.rateLimited = new Counter({
+      name: 'gateway_rate_limited_total',
+      help: "Requests refused with 429 by the gateway's own key limits.",
+      registers,
+    });
     this.upstreamErrors = new Counter({
       name: 'gateway_upstream_errors_total',
       help: 'Failed requests whose last upstream attempt failed, by deployment and error kind.',
@@ -92,7 +101,10 @@ export class MetricsService {
   }
 
   firstTokenAfter(publicModel: string, deployment: string, ms: number): void {
-    this.firstToken.observe({ model: this.model(publicModel), deployment: this.deployment(deployment) }, ms / 1000);
+    this.firstToken.observe(
+      { model: this.model(publicModel), deployment: this.deployment(deployment) },
+      ms / 1000,
+    );
   }
 
   overheadOf(ms: number): void {

@@ -42,7 +42,9 @@ export class ModelCatalog {
 
   private toModelObject(model: string): ModelObject {
     // The providers that serve it, in configuration order (e.g. "openai" or "openai,anthropic").
-    const providers = [...new Set(this.config.deploymentsFor(model)!.map((deployment) => deployment.provider))];
+    const providers = [
+      ...new Set(this.config.deploymentsFor(model)!.map((deployment) => deployment.provider)),
+    ];
     return { id: model, object: 'model', created: this.created, owned_by: providers.join(',') };
   }
 }

@@ -1,5 +1,10 @@
 import { MESSAGE_ROLES } from '../completions/dto/chat-message.dto';
-import { MAX_CHOICES, MAX_LOGIT_BIAS_ENTRIES, MAX_TOOLS, MAX_TOP_LOGPROBS } from '../completions/dto/create-chat-completion.dto';
+import {
+  MAX_CHOICES,
+  MAX_LOGIT_BIAS_ENTRIES,
+  MAX_TOOLS,
+  MAX_TOP_LOGPROBS,
+} from '../completions/dto/create-chat-completion.dto';
 
 /**
  * JSON Schema (2020-12, as OpenAPI 3.1 uses) of the chat-completions wire format. The body is
@@ -9,7 +14,11 @@ import { MAX_CHOICES, MAX_LOGIT_BIAS_ENTRIES, MAX_TOOLS, MAX_TOP_LOGPROBS } from
  */
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] });
-const text = (type: string) => ({ type: 'object', required: ['type', type], properties: { type: { const: type }, [type]: { type: 'string' } } });
+const text = (type: string) => ({
+  type: 'object',
+  required: ['type', type],
+  properties: { type: { const: type }, [type]: { type: 'string' } },
+});
 
 export const CHAT_COMPLETION_SCHEMAS = {
   ContentPart: {
@@ -19,14 +28,25 @@ export const CHAT_COMPLETION_SCHEMAS = {
       {
         type: 'object',
         required: ['type', 'image_url'],
-        properties: { type: { const: 'image_url' }, image_url: { type: 'object', required: ['url'], properties: { url: { type: 'string' }, detail: { type: 'string' } } } },
+        properties: {
+          type: { const: 'image_url' },
+          image_url: {
+            type: 'object',
+            required: ['url'],
+            properties: { url: { type: 'string' }, detail: { type: 'string' } },
+          },
+        },
       },
       {
         type: 'object',
         required: ['type', 'input_audio'],
         properties: {
           type: { const: 'input_audio' },
-          input_audio: { type: 'object', required: ['data', 'format'], properties: { data: { type: 'string' }, format: { type: 'string' } } },
+          input_audio: {
+            type: 'object',
+            required: ['data', 'format'],
+            properties: { data: { type: 'string' }, format: { type: 'string' } },
+          },
         },
       },
       {
@@ -37,7 +57,11 @@ export const CHAT_COMPLETION_SCHEMAS = {
           file: {
             type: 'object',
             anyOf: [{ required: ['file_data'] }, { required: ['file_id'] }],
-            properties: { file_data: { type: 'string' }, file_id: { type: 'string' }, filename: { type: 'string' } },
+            properties: {
+              file_data: { type: 'string' },
+              file_id: { type: 'string' },
+              filename: { type: 'string' },
+            },
           },
         },
       },
@@ -51,27 +75,46 @@ export const CHAT_COMPLETION_SCHEMAS = {
     required: ['role'],
     properties: {
       role: { enum: [...MESSAGE_ROLES] },
-      content: { anyOf: [{ type: 'string' }, { type: 'array', minItems: 1, items: ref('ContentPart') }, { type: 'null' }] },
+      content: {
+        anyOf: [
+          { type: 'string' },
+          { type: 'array', minItems: 1, items: ref('ContentPart') },
+          { type: 'null' },
+        ],
+      },
       name: nullable({ type: 'string', minLength: 1, maxLength: 256 }),
       tool_call_id: nullable({ type: 'string' }),
-      tool_calls: nullable({ type: 'array', items: { type: 'object' }, description: 'Assistant turns only; ignored on others.' }),
-      function_call: nullable({ type: 'object', description: 'Assistant turns only; ignored on others.' }),
+      tool_calls: nullable({
+        type: 'array',
+        items: { type: 'object' },
+        description: 'Assistant turns only; ignored on others.',
+      }),
+      function_call: nullable({
+        type: 'object',
+        description: 'Assistant turns only; ignored on others.',
+      }),
     },
   },
   ChatCompletionRequest: {
     type: 'object',
-    description: 'Fields not listed here are dropped unread (see the compatibility matrix in the README).',
+    description:
+      'Fields not listed here are dropped unread (see the compatibility matrix in the README).',
     required: ['model', 'messages'],
     properties: {
       model: { type: 'string', minLength: 1, description: 'A public model name of this gateway.' },
       messages: { type: 'array', minItems: 1, items: ref('ChatMessage') },
       stream: nullable({ type: 'boolean' }),
-      stream_options: nullable({ type: 'object', properties: { include_usage: nullable({ type: 'boolean' }) } }),
+      stream_options: nullable({
+        type: 'object',
+        properties: { include_usage: nullable({ type: 'boolean' }) },
+      }),
       temperature: nullable({ type: 'number', minimum: 0, maximum: 2 }),
       max_tokens: nullable({ type: 'integer', minimum: 1 }),
       max_completion_tokens: nullable({ type: 'integer', minimum: 1 }),
       top_p: nullable({ type: 'number', minimum: 0, maximum: 1 }),
-      stop: nullable({ anyOf: [{ type: 'string' }, { type: 'array', maxItems: 4, items: { type: 'string' } }] }),
+      stop: nullable({
+        anyOf: [{ type: 'string' }, { type: 'array', maxItems: 4, items: { type: 'string' } }],
+      }),
       seed: nullable({ type: 'integer' }),
       user: nullable({ type: 'string' }),
       presence_penalty: nullable({ type: 'number', minimum: -2, maximum: 2 }),
@@ -82,9 +125,19 @@ export const CHAT_COMPLETION_SCHEMAS = {
         propertyNames: { pattern: '^[0-9]+$' },
         additionalProperties: { type: 'number', minimum: -100, maximum: 100 },
       }),
-      response_format: nullable({ type: 'object', required: ['type'], properties: { type: { type: 'string' } } }),
-      tools: nullable({ type: 'array', maxItems: MAX_TOOLS, items: { type: 'object', required: ['type'], properties: { type: { type: 'string' } } } }),
-      tool_choice: nullable({ anyOf: [{ enum: ['none', 'auto', 'required'] }, { type: 'object' }] }),
+      response_format: nullable({
+        type: 'object',
+        required: ['type'],
+        properties: { type: { type: 'string' } },
+      }),
+      tools: nullable({
+        type: 'array',
+        maxItems: MAX_TOOLS,
+        items: { type: 'object', required: ['type'], properties: { type: { type: 'string' } } },
+      }),
+      tool_choice: nullable({
+        anyOf: [{ enum: ['none', 'auto', 'required'] }, { type: 'object' }],
+      }),
       parallel_tool_calls: nullable({ type: 'boolean' }),
       reasoning_effort: nullable({ type: 'string' }),
       n: nullable({ type: 'integer', minimum: 1, maximum: MAX_CHOICES }),
@@ -95,7 +148,11 @@ export const CHAT_COMPLETION_SCHEMAS = {
   Usage: {
     type: 'object',
     required: ['prompt_tokens', 'completion_tokens', 'total_tokens'],
-    properties: { prompt_tokens: { type: 'integer' }, completion_tokens: { type: 'integer' }, total_tokens: { type: 'integer' } },
+    properties: {
+      prompt_tokens: { type: 'integer' },
+      completion_tokens: { type: 'integer' },
+      total_tokens: { type: 'integer' },
+    },
   },
   ChatCompletion: {
     type: 'object',
@@ -115,7 +172,11 @@ export const CHAT_COMPLETION_SCHEMAS = {
             message: {
               type: 'object',
               required: ['role'],
-              properties: { role: { const: 'assistant' }, content: { type: ['string', 'null'] }, tool_calls: { type: 'array', items: { type: 'object' } } },
+              properties: {
+                role: { const: 'assistant' },
+                content: { type: ['string', 'null'] },
+                tool_calls: { type: 'array', items: { type: 'object' } },
+              },
             },
             finish_reason: { type: ['string', 'null'] },
             logprobs: { type: ['object', 'null'] },
@@ -127,7 +188,8 @@ export const CHAT_COMPLETION_SCHEMAS = {
   },
   ChatCompletionChunk: {
     type: 'object',
-    description: 'One `data:` event of a stream (text/event-stream); the stream ends with `data: [DONE]`.',
+    description:
+      'One `data:` event of a stream (text/event-stream); the stream ends with `data: [DONE]`.',
     required: ['id', 'object', 'created', 'model', 'choices'],
     properties: {
       id: { type: 'string' },
@@ -138,7 +200,11 @@ export const CHAT_COMPLETION_SCHEMAS = {
         type: 'array',
         items: {
           type: 'object',
-          properties: { index: { type: 'integer' }, delta: { type: 'object' }, finish_reason: { type: ['string', 'null'] } },
+          properties: {
+            index: { type: 'integer' },
+            delta: { type: 'object' },
+            finish_reason: { type: ['string', 'null'] },
+          },
         },
       },
       usage: nullable(ref('Usage')),
@@ -146,7 +212,8 @@ export const CHAT_COMPLETION_SCHEMAS = {
   },
   ErrorEnvelope: {
     type: 'object',
-    description: "OpenAI's error envelope; `code` is one of the gateway's stable codes (README, Errors).",
+    description:
+      "OpenAI's error envelope; `code` is one of the gateway's stable codes (README, Errors).",
     required: ['error'],
     properties: {
       error: {
@@ -157,7 +224,10 @@ export const CHAT_COMPLETION_SCHEMAS = {
           type: { type: 'string' },
           param: { type: ['string', 'null'] },
           code: { type: ['string', 'null'] },
-          source: { enum: ['gateway', 'upstream'], description: 'Whose fault: the gateway (or the request) or the provider behind it.' },
+          source: {
+            enum: ['gateway', 'upstream'],
+            description: 'Whose fault: the gateway (or the request) or the provider behind it.',
+          },
         },
       },
     },
@@ -168,13 +238,22 @@ export const CHAT_COMPLETION_SCHEMAS = {
     properties: {
       id: { type: 'string', description: 'A public model name.' },
       object: { const: 'model' },
-      created: { type: 'integer', description: 'Unix seconds at which this instance loaded the config that declares it.' },
-      owned_by: { type: 'string', description: "The providers of the model's deployments, comma-separated." },
+      created: {
+        type: 'integer',
+        description: 'Unix seconds at which this instance loaded the config that declares it.',
+      },
+      owned_by: {
+        type: 'string',
+        description: "The providers of the model's deployments, comma-separated.",
+      },
     },
   },
   ModelList: {
     type: 'object',
     required: ['object', 'data'],
-    properties: { object: { const: 'list' }, data: { type: 'array', items: { $ref: '#/components/schemas/Model' } } },
+    properties: {
+      object: { const: 'list' },
+      data: { type: 'array', items: { $ref: '#/components/schemas/Model' } },
+    },
   },
 } as const;

@@ -1,6 +1,9 @@
 import Ajv2020 from 'ajv/dist/2020';
 import { parseMessage } from '../completions/dto/chat-message.dto';
-import { CHAT_COMPLETION_FIELDS, parseChatCompletion } from '../completions/dto/create-chat-completion.dto';
+import {
+  CHAT_COMPLETION_FIELDS,
+  parseChatCompletion,
+} from '../completions/dto/create-chat-completion.dto';
 import { OPENAPI_DOCUMENT } from './openapi.document';
 
 const schemas = OPENAPI_DOCUMENT.components.schemas;
@@ -20,10 +23,27 @@ const FULL_BODY = {
   model: 'alpha-k3',
   messages: [
     { role: 'system', content: 'be brief' },
-    { role: 'user', name: 'ann', content: [{ type: 'text', text: 'hi' }, { type: 'image_url', image_url: { url: 'https://x/y.png' } }] },
-    { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+    {
+      role: 'user',
+      name: 'ann',
+      content: [
+        { type: 'text', text: 'hi' },
+        { type: 'image_url', image_url: { url: 'https://x/y.png' } },
+      ],
+    },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+    },
     { role: 'tool', tool_call_id: 'c1', content: 'result' },
-    { role: 'user', content: [{ type: 'file', file: { file_id: 'f1' } }, { type: 'input_audio', input_audio: { data: 'AA==', format: 'wav' } }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'file', file: { file_id: 'f1' } },
+        { type: 'input_audio', input_audio: { data: 'AA==', format: 'wav' } },
+      ],
+    },
   ],
   stream: true,
   stream_options: { include_usage: true },
@@ -54,14 +74,32 @@ describe('OpenAPI document', () => {
   });
 
   it('declares exactly the top-level fields the request parser reads', () => {
-    expect(Object.keys(schemas.ChatCompletionRequest.properties).sort()).toEqual([...CHAT_COMPLETION_FIELDS].sort());
+    expect(Object.keys(schemas.ChatCompletionRequest.properties).sort()).toEqual(
+      [...CHAT_COMPLETION_FIELDS].sort(),
+    );
   });
 
   it('declares exactly the message fields the parser keeps', () => {
     const kept = new Set<string>();
     for (const message of [
-      { role: 'assistant', name: 'a', content: 'x', tool_calls: [{}], function_call: {}, tool_call_id: 'c', extra: 1 },
-      { role: 'tool', name: 't', content: 'x', tool_call_id: 'c', tool_calls: [{}], function_call: {}, extra: 1 },
+      {
+        role: 'assistant',
+        name: 'a',
+        content: 'x',
+        tool_calls: [{}],
+        function_call: {},
+        tool_call_id: 'c',
+        extra: 1,
+      },
+      {
+        role: 'tool',
+        name: 't',
+        content: 'x',
+        tool_call_id: 'c',
+        tool_calls: [{}],
+        function_call: {},
+        extra: 1,
+      },
     ]) {
       for (const key of Object.keys(parseMessage(message, 'm'))) kept.add(key);
     }
@@ -72,8 +110,20 @@ describe('OpenAPI document', () => {
     const bodies = [
       FULL_BODY,
       { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
-      { model: 'm', messages: [{ role: 'user', content: 'hi' }], temperature: null, stop: 'x', tool_choice: { type: 'function', function: { name: 'f' } } },
-      { model: 'm', messages: [{ role: 'function', name: 'f', content: 'r' }, { role: 'assistant', content: [{ type: 'refusal', refusal: 'no' }] }] },
+      {
+        model: 'm',
+        messages: [{ role: 'user', content: 'hi' }],
+        temperature: null,
+        stop: 'x',
+        tool_choice: { type: 'function', function: { name: 'f' } },
+      },
+      {
+        model: 'm',
+        messages: [
+          { role: 'function', name: 'f', content: 'r' },
+          { role: 'assistant', content: [{ type: 'refusal', refusal: 'no' }] },
+        ],
+      },
     ];
     for (const body of bodies) {
       expect(accepts(body)).toBe(true);
@@ -93,21 +143,42 @@ describe('OpenAPI document', () => {
     ['no model', { model: undefined }],
     ['no messages', { messages: [] }],
   ])('rejects, like the parser, %s', (_case, change) => {
-    const body = { model: 'm', messages: [{ role: 'user', content: 'hi' }], ...change } as Record<string, unknown>;
+    const body = { model: 'm', messages: [{ role: 'user', content: 'hi' }], ...change } as Record<
+      string,
+      unknown
+    >;
     if ('model' in change && change.model === undefined) delete body.model;
     expect(accepts(body)).toBe(false);
     expect(validate('ChatCompletionRequest')(body)).toBe(false);
   });
 
   it('documents every status a chat completion can answer with the error envelope', () => {
-    const responses = OPENAPI_DOCUMENT.paths['/v1/chat/completions'].post.responses as Record<string, { content?: Record<string, { schema: unknown }> }>;
-    expect(responses['401'].content!['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
-    expect(validate('ErrorEnvelope')({ error: { message: 'x', type: 'invalid_request_error', param: null, code: 'invalid_api_key', source: 'gateway' } })).toBe(true);
+    const responses = OPENAPI_DOCUMENT.paths['/v1/chat/completions'].post.responses as Record<
+      string,
+      { content?: Record<string, { schema: unknown }> }
+    >;
+    expect(responses['401'].content!['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ErrorEnvelope',
+    });
+    expect(
+      validate('ErrorEnvelope')({
+        error: {
+          message: 'x',
+          type: 'invalid_request_error',
+          param: null,
+          code: 'invalid_api_key',
+          source: 'gateway',
+        },
+      }),
+    ).toBe(true);
   });
 
   it('tags the admin operations', () => {
-    const admin = Object.entries(OPENAPI_DOCUMENT.paths).filter(([path]) => path.startsWith('/admin/'));
+    const admin = Object.entries(OPENAPI_DOCUMENT.paths).filter(([path]) =>
+      path.startsWith('/admin/'),
+    );
     expect(admin.length).toBeGreaterThanOrEqual(5);
-    for (const [, operations] of admin) for (const operation of Object.values(operations)) expect(operation.tags).toEqual(['admin']);
+    for (const [, operations] of admin)
+      for (const operation of Object.values(operations)) expect(operation.tags).toEqual(['admin']);
   });
 });

@@ -4,7 +4,11 @@ import { GATEWAY_ERRORS } from '../common/errors/gateway-error-code';
 import { CHAT_COMPLETION_SCHEMAS } from './chat-completion.schemas';
 
 // package.json sits two levels up from both src/openapi and dist/openapi (and in the Docker image).
-const VERSION = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+    version: string;
+  }
+).version;
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ content: { 'application/json': { schema } } });
@@ -14,7 +18,10 @@ const errors = (...statuses: number[]) =>
       const codes = Object.entries(GATEWAY_ERRORS)
         .filter(([, entry]) => entry.status === status)
         .map(([code]) => `\`${code}\``);
-      return [String(status), { description: `Error: ${codes.join(', ')}`, ...json(ref('ErrorEnvelope')) }];
+      return [
+        String(status),
+        { description: `Error: ${codes.join(', ')}`, ...json(ref('ErrorEnvelope')) },
+      ];
     }),
   );
 const adminKeyBody = {
@@ -29,12 +36,23 @@ const adminKeyBody = {
     allowed_models: { type: ['array', 'null'], items: { type: 'string' } },
   },
 };
-const idParam = [{ name: 'id', in: 'path', required: true, description: 'Key id or name.', schema: { type: 'string' } }];
+const idParam = [
+  {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: 'Key id or name.',
+    schema: { type: 'string' },
+  },
+];
 const admin = (summary: string, extra: object = {}) => ({
   tags: ['admin'],
   summary,
   security: [{ adminKey: [] }],
-  responses: { '200': { description: 'OK', ...json({ type: 'object' }) }, ...errors(401, 404, 429) },
+  responses: {
+    '200': { description: 'OK', ...json({ type: 'object' }) },
+    ...errors(401, 404, 429),
+  },
   ...extra,
 });
 
@@ -48,25 +66,35 @@ export const OPENAPI_DOCUMENT = {
   info: {
     title: 'LLM gateway',
     version: VERSION,
-    description: 'An OpenAI-compatible gateway: virtual keys, rate limits, routing to provider deployments.',
+    description:
+      'An OpenAI-compatible gateway: virtual keys, rate limits, routing to provider deployments.',
     license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
   },
   tags: [
     { name: 'public', description: 'The OpenAI-compatible API, authenticated with a virtual key.' },
-    { name: 'admin', description: 'Key management, usage and config reload; authenticated with ADMIN_API_KEY. Answers 404 while ADMIN_API_KEY is unset.' },
+    {
+      name: 'admin',
+      description:
+        'Key management, usage and config reload; authenticated with ADMIN_API_KEY. Answers 404 while ADMIN_API_KEY is unset.',
+    },
   ],
   paths: {
     '/v1/chat/completions': {
       post: {
         tags: ['public'],
         operationId: 'createChatCompletion',
-        summary: 'Create a chat completion, as JSON or as a server-sent event stream (`stream: true`).',
+        summary:
+          'Create a chat completion, as JSON or as a server-sent event stream (`stream: true`).',
         security: [{ virtualKey: [] }],
         requestBody: { required: true, ...json(ref('ChatCompletionRequest')) },
         responses: {
           '200': {
-            description: 'A completion, or with `stream: true` a stream of chunks ending with `data: [DONE]`.',
-            content: { 'application/json': { schema: ref('ChatCompletion') }, 'text/event-stream': { schema: ref('ChatCompletionChunk') } },
+            description:
+              'A completion, or with `stream: true` a stream of chunks ending with `data: [DONE]`.',
+            content: {
+              'application/json': { schema: ref('ChatCompletion') },
+              'text/event-stream': { schema: ref('ChatCompletionChunk') },
+            },
           },
           ...errors(400, 401, 403, 404, 408, 413, 415, 417, 429, 431, 500, 502, 503, 504),
         },
@@ -78,7 +106,10 @@ export const OPENAPI_DOCUMENT = {
         operationId: 'listModels',
         summary: 'The public models this virtual key may use.',
         security: [{ virtualKey: [] }],
-        responses: { '200': { description: 'The models.', ...json(ref('ModelList')) }, ...errors(401, 503) },
+        responses: {
+          '200': { description: 'The models.', ...json(ref('ModelList')) },
+          ...errors(401, 503),
+        },
       },
     },
     '/v1/models/{model}': {
@@ -87,30 +118,56 @@ export const OPENAPI_DOCUMENT = {
         operationId: 'retrieveModel',
         summary: 'One public model, if this virtual key may use it (404 otherwise).',
         security: [{ virtualKey: [] }],
-        parameters: [{ name: 'model', in: 'path', required: true, description: 'A public model name (URL-encoded).', schema: { type: 'string' } }],
-        responses: { '200': { description: 'The model.', ...json(ref('Model')) }, ...errors(401, 404, 503) },
+        parameters: [
+          {
+            name: 'model',
+            in: 'path',
+            required: true,
+            description: 'A public model name (URL-encoded).',
+            schema: { type: 'string' },
+          },
+        ],
+        responses: {
+          '200': { description: 'The model.', ...json(ref('Model')) },
+          ...errors(401, 404, 503),
+        },
       },
     },
     '/admin/keys': {
       post: admin('Create a virtual key; the answer holds its secret, shown once.', {
         operationId: 'createKey',
         requestBody: { required: true, ...json({ ...adminKeyBody, required: ['name'] }) },
-        responses: { '201': { description: 'Created', ...json({ type: 'object' }) }, ...errors(400, 401, 409, 429) },
+        responses: {
+          '201': { description: 'Created', ...json({ type: 'object' }) },
+          ...errors(400, 401, 409, 429),
+        },
       }),
       get: admin('List keys (without secrets).', { operationId: 'listKeys' }),
     },
     '/admin/keys/{id}': {
       get: admin('Show one key.', { operationId: 'getKey', parameters: idParam }),
-      patch: admin('Change a key\'s settings.', { operationId: 'updateKey', parameters: idParam, requestBody: { required: true, ...json(adminKeyBody) } }),
+      patch: admin("Change a key's settings.", {
+        operationId: 'updateKey',
+        parameters: idParam,
+        requestBody: { required: true, ...json(adminKeyBody) },
+      }),
     },
     '/admin/keys/{id}/rotate': {
       post: admin('New secret; the old one stays valid for a grace period.', {
         operationId: 'rotateKey',
         parameters: idParam,
-        requestBody: { required: false, ...json({ type: 'object', properties: { grace_seconds: { type: 'integer', minimum: 0 } } }) },
+        requestBody: {
+          required: false,
+          ...json({
+            type: 'object',
+            properties: { grace_seconds: { type: 'integer', minimum: 0 } },
+          }),
+        },
       }),
     },
-    '/admin/keys/{id}/revoke': { post: admin('Revoke a key.', { operationId: 'revokeKey', parameters: idParam }) },
+    '/admin/keys/{id}/revoke': {
+      post: admin('Revoke a key.', { operationId: 'revokeKey', parameters: idParam }),
+    },
     '/admin/usage': {
       get: admin('Usage per key or per public model.', {
         operationId: 'usageReport',
@@ -129,7 +186,14 @@ export const OPENAPI_DOCUMENT = {
         responses: {
           '200': {
             description: 'Reloaded',
-            ...json({ type: 'object', properties: { object: { const: 'config_reload' }, source: { type: 'string' }, models: { type: 'array', items: { type: 'string' } } } }),
+            ...json({
+              type: 'object',
+              properties: {
+                object: { const: 'config_reload' },
+                source: { type: 'string' },
+                models: { type: 'array', items: { type: 'string' } },
+              },
+            }),
           },
           ...errors(401, 422, 429),
         },

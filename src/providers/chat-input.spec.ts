@@ -1,22 +1,46 @@
-import { contentParts, contentText, imageSource, parseArguments, refuseUnsupported, requestedMaxTokens, stopSequences, toolCallsOf } from './chat-input';
+import {
+  contentParts,
+  contentText,
+  imageSource,
+  parseArguments,
+  refuseUnsupported,
+  requestedMaxTokens,
+  stopSequences,
+  toolCallsOf,
+} from './chat-input';
 
 describe('chat input helpers', () => {
   it('reads a string or an array of parts as parts, skipping unknown or empty ones', () => {
     expect(contentParts('hi')).toEqual([{ type: 'text', text: 'hi' }]);
     expect(contentParts('')).toEqual([]);
     expect(contentParts(null)).toEqual([]);
-    const parts = [{ type: 'text', text: 'a' }, { type: 'input_audio' }, { type: 'text', text: 'b' }] as unknown as string;
+    const parts = [
+      { type: 'text', text: 'a' },
+      { type: 'input_audio' },
+      { type: 'text', text: 'b' },
+    ] as unknown as string;
     expect(contentText(parts)).toBe('ab');
   });
 
   it('splits data URLs (with extra parameters) and keeps http URLs', () => {
-    expect(imageSource('data:image/webp;name=x.webp;base64,UklGRg==')).toEqual({ kind: 'base64', mediaType: 'image/webp', data: 'UklGRg==' });
-    expect(imageSource('HTTPS://example.com/a.png')).toEqual({ kind: 'url', url: 'HTTPS://example.com/a.png' });
+    expect(imageSource('data:image/webp;name=x.webp;base64,UklGRg==')).toEqual({
+      kind: 'base64',
+      mediaType: 'image/webp',
+      data: 'UklGRg==',
+    });
+    expect(imageSource('HTTPS://example.com/a.png')).toEqual({
+      kind: 'url',
+      url: 'HTTPS://example.com/a.png',
+    });
   });
 
   it('refuses an image it cannot send rather than dropping it', () => {
-    expect(() => imageSource('file:///etc/passwd')).toThrow(expect.objectContaining({ kind: 'bad_request' }));
-    expect(() => imageSource('data:image/png,not-base64')).toThrow(expect.objectContaining({ kind: 'bad_request' }));
+    expect(() => imageSource('file:///etc/passwd')).toThrow(
+      expect.objectContaining({ kind: 'bad_request' }),
+    );
+    expect(() => imageSource('data:image/png,not-base64')).toThrow(
+      expect.objectContaining({ kind: 'bad_request' }),
+    );
   });
 
   it('parses tool-call arguments into an object, keeping broken JSON as text', () => {
@@ -27,7 +51,11 @@ describe('chat input helpers', () => {
   });
 
   it('keeps only well-formed tool calls', () => {
-    const calls = [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }, { id: 'c2' }, null];
+    const calls = [
+      { id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } },
+      { id: 'c2' },
+      null,
+    ];
     expect(toolCallsOf({ tool_calls: calls })).toEqual([calls[0]]);
   });
 
@@ -40,10 +68,21 @@ describe('chat input helpers', () => {
   });
 
   it('refuses n > 1, logprobs and top_logprobs for a provider that cannot honour them, naming the field', () => {
-    expect(() => refuseUnsupported({ n: 1, logprobs: false, temperature: 1 }, 'anthropic')).not.toThrow();
-    for (const [parameters, param] of [[{ n: 2 }, 'n'], [{ logprobs: true }, 'logprobs'], [{ top_logprobs: 0 }, 'top_logprobs']] as const) {
+    expect(() =>
+      refuseUnsupported({ n: 1, logprobs: false, temperature: 1 }, 'anthropic'),
+    ).not.toThrow();
+    for (const [parameters, param] of [
+      [{ n: 2 }, 'n'],
+      [{ logprobs: true }, 'logprobs'],
+      [{ top_logprobs: 0 }, 'top_logprobs'],
+    ] as const) {
       expect(() => refuseUnsupported(parameters, 'gemini')).toThrow(
-        expect.objectContaining({ status: 400, code: 'invalid_parameter', param, message: expect.stringContaining('gemini') }),
+        expect.objectContaining({
+          status: 400,
+          code: 'invalid_parameter',
+          param,
+          message: expect.stringContaining('gemini'),
+        }),
       );
     }
   });

@@ -18,15 +18,24 @@ export interface OpenAiToolCall {
 /** A function tool definition in OpenAI's shape. */
 export interface OpenAiTool {
   type: 'function';
-  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
+  function: {
+    name: string;
+    description?: string;
+    parameters?: Record<string, unknown>;
+    strict?: boolean;
+  };
 }
 
-export type ImageSource = { kind: 'base64'; mediaType: string; data: string } | { kind: 'url'; url: string };
+export type ImageSource =
+  { kind: 'base64'; mediaType: string; data: string } | { kind: 'url'; url: string };
 
 /** The content of a turn as parts, whether the client sent a plain string or an array. */
-export function contentParts(content: ChatTurn['content'] | OpenAiContentPart[] | undefined): OpenAiContentPart[] {
+export function contentParts(
+  content: ChatTurn['content'] | OpenAiContentPart[] | undefined,
+): OpenAiContentPart[] {
   if (content == null) return [];
-  if (typeof content === 'string') return content.length > 0 ? [{ type: 'text', text: content }] : [];
+  if (typeof content === 'string')
+    return content.length > 0 ? [{ type: 'text', text: content }] : [];
   if (!Array.isArray(content)) return [];
   return (content as ContentPart[]).filter(
     (part): part is OpenAiContentPart =>
@@ -36,7 +45,9 @@ export function contentParts(content: ChatTurn['content'] | OpenAiContentPart[] 
 }
 
 /** The text of a turn with its parts joined (for places that only take text, e.g. a system prompt). */
-export function contentText(content: ChatTurn['content'] | OpenAiContentPart[] | undefined): string {
+export function contentText(
+  content: ChatTurn['content'] | OpenAiContentPart[] | undefined,
+): string {
   return contentParts(content)
     .map((part) => (part.type === 'text' ? part.text : ''))
     .join('');
@@ -52,7 +63,10 @@ export function imageSource(url: string): ImageSource {
   const match = DATA_URL.exec(url);
   if (match) return { kind: 'base64', mediaType: match[1], data: match[2] };
   if (/^https?:\/\//i.test(url)) return { kind: 'url', url };
-  throw new UpstreamError('bad_request', `image_url is neither a base64 data URL nor an http(s) URL: ${url.slice(0, 60)}`);
+  throw new UpstreamError(
+    'bad_request',
+    `image_url is neither a base64 data URL nor an http(s) URL: ${url.slice(0, 60)}`,
+  );
 }
 
 /** The assistant's tool calls that have the shape OpenAI documents; anything else is ignored. */
@@ -60,7 +74,8 @@ export function toolCallsOf(turn: Pick<ChatTurn, 'tool_calls'>): OpenAiToolCall[
   if (!Array.isArray(turn.tool_calls)) return [];
   return turn.tool_calls.filter(
     (call): call is OpenAiToolCall =>
-      typeof (call as OpenAiToolCall)?.id === 'string' && typeof (call as OpenAiToolCall)?.function?.name === 'string',
+      typeof (call as OpenAiToolCall)?.id === 'string' &&
+      typeof (call as OpenAiToolCall)?.function?.name === 'string',
   );
 }
 
@@ -69,7 +84,9 @@ export function parseArguments(raw: string | undefined): Record<string, unknown>
   if (!raw) return {};
   try {
     const value: unknown = JSON.parse(raw);
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+    return value && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : { value };
   } catch {
     // A model can emit broken JSON; the provider still needs an object, and the raw text is kept.
     return { _raw: raw };
@@ -78,7 +95,10 @@ export function parseArguments(raw: string | undefined): Record<string, unknown>
 
 export function functionTools(tools: unknown): OpenAiTool[] {
   if (!Array.isArray(tools)) return [];
-  return tools.filter((tool): tool is OpenAiTool => tool?.type === 'function' && typeof tool.function?.name === 'string');
+  return tools.filter(
+    (tool): tool is OpenAiTool =>
+      tool?.type === 'function' && typeof tool.function?.name === 'string',
+  );
 }
 
 /** The client's output cap, under either of OpenAI's names. */
@@ -107,12 +127,21 @@ export function tokenCount(value: unknown): number {
  */
 export function refuseUnsupported(parameters: Record<string, unknown>, provider: string): void {
   if (typeof parameters.n === 'number' && parameters.n > 1) {
-    throw invalidParameter('n', `must be 1: the ${provider} deployment serving this model returns one choice`);
+    throw invalidParameter(
+      'n',
+      `must be 1: the ${provider} deployment serving this model returns one choice`,
+    );
   }
   if (parameters.logprobs === true) {
-    throw invalidParameter('logprobs', `is not supported by the ${provider} deployment serving this model`);
+    throw invalidParameter(
+      'logprobs',
+      `is not supported by the ${provider} deployment serving this model`,
+    );
   }
   if (parameters.top_logprobs != null) {
-    throw invalidParameter('top_logprobs', `is not supported by the ${provider} deployment serving this model`);
+    throw invalidParameter(
+      'top_logprobs',
+      `is not supported by the ${provider} deployment serving this model`,
+    );
   }
 }

@@ -27,7 +27,11 @@ describe('ConcurrencyGate', () => {
     const error = await gate.acquire(never).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).kind).toBe('overloaded');
-    expect((error as UpstreamError).toGatewayException()).toMatchObject({ status: 503, code: 'gateway_overloaded', headers: { 'retry-after': '1' } });
+    expect((error as UpstreamError).toGatewayException()).toMatchObject({
+      status: 503,
+      code: 'gateway_overloaded',
+      headers: { 'retry-after': '1' },
+    });
     expect(gate.queued).toBe(0);
   });
 

@@ -33,13 +33,18 @@ export class UpstreamHttpClient implements OnModuleDestroy {
    * bounded, visible wait (`max_concurrency`, ConcurrencyGate). Idle sockets are closed after a
    * few seconds, so a burst does not leave a thousand of them open.
    */
-  readonly agent = new Agent({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 60_000, connections: null });
+  readonly agent = new Agent({
+    keepAliveTimeout: 4_000,
+    keepAliveMaxTimeout: 60_000,
+    connections: null,
+  });
   private readonly gates = new Map<string, ConcurrencyGate>();
   /** Largest JSON answer `readJson` accepts. */
   readonly maxBodyBytes: number;
 
   constructor(config: ConfigService) {
-    this.maxBodyBytes = config.get<number>('UPSTREAM_MAX_BODY_BYTES') ?? DEFAULT_UPSTREAM_MAX_BODY_BYTES;
+    this.maxBodyBytes =
+      config.get<number>('UPSTREAM_MAX_BODY_BYTES') ?? DEFAULT_UPSTREAM_MAX_BODY_BYTES;
   }
 
   /**
@@ -77,7 +82,11 @@ export class UpstreamHttpClient implements OnModuleDestroy {
     const text = await readAtMost(response.body, ERROR_BODY_LIMIT);
     const retryAfter = response.headers['retry-after'];
     const classify = input.errorFromResponse ?? upstreamErrorFromStatus;
-    throw classify(response.statusCode, text, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
+    throw classify(
+      response.statusCode,
+      text,
+      Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+    );
   }
 
   /**
@@ -87,7 +96,11 @@ export class UpstreamHttpClient implements OnModuleDestroy {
   async readJson(response: Dispatcher.ResponseData, signal: AbortSignal): Promise<unknown> {
     const { body } = response;
     const limit = this.maxBodyBytes;
-    const tooLarge = () => new UpstreamError('invalid_response', `answer larger than UPSTREAM_MAX_BODY_BYTES (${limit} bytes)`);
+    const tooLarge = () =>
+      new UpstreamError(
+        'invalid_response',
+        `answer larger than UPSTREAM_MAX_BODY_BYTES (${limit} bytes)`,
+      );
     const declared = Number(response.headers['content-length']);
     if (Number.isFinite(declared) && declared > limit) {
       body.destroy();
@@ -158,8 +171,14 @@ export function toUpstreamError(error: unknown, signal: AbortSignal): unknown {
   if (error instanceof UpstreamError) return error;
   const code = (error as { code?: string })?.code ?? '';
   const message = (error as Error)?.message ?? String(error);
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+  if (
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  ) {
     return new UpstreamError('timeout', `${code}: ${message}`, { cause: error });
   }
-  return new UpstreamError('unavailable', `${code || 'transport error'}: ${message}`, { cause: error });
+  return new UpstreamError('unavailable', `${code || 'transport error'}: ${message}`, {
+    cause: error,
+  });
 }

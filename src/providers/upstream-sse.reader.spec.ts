@@ -16,7 +16,9 @@ describe('readUpstreamSse', () => {
   const signal = new AbortController().signal;
 
   it('reassembles events split inside field names, CRLF pairs and multi-byte characters', async () => {
-    const bytes = Buffer.from('event: message_start\r\ndata: {"t":"é✓"}\r\n\r\n: keep-alive\n\ndata: [DONE]\n\n');
+    const bytes = Buffer.from(
+      'event: message_start\r\ndata: {"t":"é✓"}\r\n\r\n: keep-alive\n\ndata: [DONE]\n\n',
+    );
     // One byte per read: every field name, CRLF pair and UTF-8 sequence arrives split.
     const stream = Readable.from([...bytes].map((byte) => Buffer.from([byte])));
     expect(await collect(readUpstreamSse(stream, signal, { maxEventBytes: 1024 }))).toEqual([
@@ -29,7 +31,12 @@ describe('readUpstreamSse', () => {
     const stream = body(['data: a\n\ndata: [DONE]\n\ndata: ignored\n\n']);
     const dump = jest.fn(async () => undefined);
     stream.dump = dump;
-    const events = await collect(readUpstreamSse(stream, signal, { maxEventBytes: 1024, isFinal: (event) => event.data === '[DONE]' }));
+    const events = await collect(
+      readUpstreamSse(stream, signal, {
+        maxEventBytes: 1024,
+        isFinal: (event) => event.data === '[DONE]',
+      }),
+    );
     expect(events.map((event) => event.data)).toEqual(['a', '[DONE]']);
     expect(dump).toHaveBeenCalled();
   });
@@ -38,7 +45,8 @@ describe('readUpstreamSse', () => {
     const stream = body(['data: ok\n\n', ': '.padEnd(600, 'x'), '\n', 'data: '.padEnd(600, 'y')]);
     const events: string[] = [];
     const failure = await (async () => {
-      for await (const event of readUpstreamSse(stream, signal, { maxEventBytes: 1000 })) events.push(event.data);
+      for await (const event of readUpstreamSse(stream, signal, { maxEventBytes: 1000 }))
+        events.push(event.data);
     })().catch((error: unknown) => error);
     expect(events).toEqual(['ok']);
     expect(failure).toBeInstanceOf(UpstreamError);

@@ -47,7 +47,10 @@ export async function* readUpstreamSse(
     for await (const chunk of body) {
       eventBytes += (chunk as Buffer).length;
       if (eventBytes > options.maxEventBytes) {
-        throw new UpstreamError('invalid_response', `one stream event larger than UPSTREAM_MAX_BODY_BYTES (${options.maxEventBytes} bytes)`);
+        throw new UpstreamError(
+          'invalid_response',
+          `one stream event larger than UPSTREAM_MAX_BODY_BYTES (${options.maxEventBytes} bytes)`,
+        );
       }
       parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
       while (pending.length > 0) {

@@ -12,16 +12,31 @@ describe('CounterThrottlerStorage', () => {
   });
 
   it('reports hits and the seconds left in the window, rounded up', async () => {
-    expect(await hit()).toEqual({ totalHits: 1, timeToExpire: 60, isBlocked: false, timeToBlockExpire: 0 });
+    expect(await hit()).toEqual({
+      totalHits: 1,
+      timeToExpire: 60,
+      isBlocked: false,
+      timeToBlockExpire: 0,
+    });
     now = 20_400;
-    expect(await hit()).toEqual({ totalHits: 2, timeToExpire: 40, isBlocked: false, timeToBlockExpire: 0 });
+    expect(await hit()).toEqual({
+      totalHits: 2,
+      timeToExpire: 40,
+      isBlocked: false,
+      timeToBlockExpire: 0,
+    });
   });
 
   it('blocks until the window ends, not for a fixed blockDuration from the refusal', async () => {
     await hit();
     await hit();
     now = 58_200;
-    expect(await hit()).toEqual({ totalHits: 3, timeToExpire: 2, isBlocked: true, timeToBlockExpire: 2 });
+    expect(await hit()).toEqual({
+      totalHits: 3,
+      timeToExpire: 2,
+      isBlocked: true,
+      timeToBlockExpire: 2,
+    });
     now = 60_000;
     expect(await hit()).toMatchObject({ totalHits: 1, isBlocked: false });
   });

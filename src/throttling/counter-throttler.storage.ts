@@ -17,8 +17,17 @@ type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>
 export class CounterThrottlerStorage implements ThrottlerStorage {
   constructor(private readonly counters: CounterStore) {}
 
-  async increment(key: string, ttl: number, limit: number, _blockDuration: number, throttlerName: string): Promise<ThrottlerStorageRecord> {
-    const result = await this.counters.consume([{ key: requestCounterKey(throttlerName, key), limit, windowMs: ttl }], 1);
+  async increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    _blockDuration: number,
+    throttlerName: string,
+  ): Promise<ThrottlerStorageRecord> {
+    const result = await this.counters.consume(
+      [{ key: requestCounterKey(throttlerName, key), limit, windowMs: ttl }],
+      1,
+    );
     const [window] = result.counters;
     const secondsLeft = retryAfterSeconds(window.resetMs);
     return {

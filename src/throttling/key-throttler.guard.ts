@@ -15,7 +15,9 @@ import { KEY_REQUESTS_THROTTLER } from './throttler-names';
 export class KeyThrottlerGuard extends ThrottlerGuard {
   override async onModuleInit(): Promise<void> {
     await super.onModuleInit();
-    this.throttlers = this.throttlers.filter((throttler) => throttler.name === KEY_REQUESTS_THROTTLER);
+    this.throttlers = this.throttlers.filter(
+      (throttler) => throttler.name === KEY_REQUESTS_THROTTLER,
+    );
   }
 
   protected override async getTracker(request: Record<string, any>): Promise<string> {
@@ -27,14 +29,27 @@ export class KeyThrottlerGuard extends ThrottlerGuard {
     return tracker;
   }
 
-  protected override async handleRequest({ context, limit, ttl, throttler, getTracker, generateKey }: ThrottlerRequest): Promise<boolean> {
+  protected override async handleRequest({
+    context,
+    limit,
+    ttl,
+    throttler,
+    getTracker,
+    generateKey,
+  }: ThrottlerRequest): Promise<boolean> {
     if (limit <= 0) return true;
     const { req, res } = this.getRequestResponse(context);
     const name = throttler.name ?? KEY_REQUESTS_THROTTLER;
     const key = generateKey(context, await getTracker(req, context), name);
     const record = await this.storageService.increment(key, ttl, limit, 0, name);
-    const headers = rateLimitHeaders('requests', limit, record.totalHits, record.timeToExpire * 1000);
-    for (const [header, value] of Object.entries(headers)) this.setResponseHeader(res, header, value);
+    const headers = rateLimitHeaders(
+      'requests',
+      limit,
+      record.totalHits,
+      record.timeToExpire * 1000,
+    );
+    for (const [header, value] of Object.entries(headers))
+      this.setResponseHeader(res, header, value);
     if (record.isBlocked) {
       throw new GatewayException('rate_limit_exceeded', {
         message:

@@ -22,7 +22,14 @@ describe('ThrottlingModule', () => {
 
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({
-      imports: [ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: [() => ({ REDIS_URL: '', KEY_RPM_LIMIT: 1 })] }), ThrottlingModule],
+      imports: [
+        ConfigModule.forRoot({
+          isGlobal: true,
+          ignoreEnvFile: true,
+          load: [() => ({ REDIS_URL: '', KEY_RPM_LIMIT: 1 })],
+        }),
+        ThrottlingModule,
+      ],
       controllers: [ProbeController],
     }).compile();
     app = moduleRef.createNestApplication({ logger: false });

@@ -25,7 +25,8 @@ import { KEY_REQUESTS_THROTTLER, KEY_REQUESTS_WINDOW_MS } from './throttler-name
             // ThrottlerGuard runs on them.
             skipIf: (context: ExecutionContext) => !virtualKeyOf(context),
             // The key's own rpmLimit, else KEY_RPM_LIMIT; 0 (no limit) makes KeyThrottlerGuard step aside.
-            limit: (context: ExecutionContext) => limits.forKey(virtualKeyOf(context)!).requestsPerMinute ?? 0,
+            limit: (context: ExecutionContext) =>
+              limits.forKey(virtualKeyOf(context)!).requestsPerMinute ?? 0,
           },
         ],
         storage: new CounterThrottlerStorage(counters),

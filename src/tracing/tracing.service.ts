@@ -31,13 +31,18 @@ export class TracingService implements OnApplicationShutdown {
     if (!endpoint) return;
     /* eslint-disable @typescript-eslint/no-require-imports */
     const api = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
-    const { NodeTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
-    const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
-    const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+    const { NodeTracerProvider, BatchSpanProcessor } =
+      require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
+    const { OTLPTraceExporter } =
+      require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+    const { resourceFromAttributes } =
+      require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
     /* eslint-enable @typescript-eslint/no-require-imports */
     // The exporter reads OTEL_EXPORTER_OTLP_ENDPOINT (and _HEADERS, _TRACES_ENDPOINT) itself.
     this.provider = new NodeTracerProvider({
-      resource: resourceFromAttributes({ 'service.name': config.get<string>('OTEL_SERVICE_NAME') ?? 'llm-gateway' }),
+      resource: resourceFromAttributes({
+        'service.name': config.get<string>('OTEL_SERVICE_NAME') ?? 'llm-gateway',
+      }),
       spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
     });
     this.api = api;
@@ -52,16 +57,22 @@ export class TracingService implements OnApplicationShutdown {
   startRequest(attributes: Attributes): RequestTrace | undefined {
     const { tracer, api } = this;
     if (!tracer || !api) return undefined;
-    const span = tracer.startSpan(`chat ${String(attributes['gen_ai.request.model'] ?? '')}`.trim(), {
-      kind: SPAN_KIND_SERVER,
-      attributes: { 'gen_ai.operation.name': 'chat', ...attributes },
-    });
+    const span = tracer.startSpan(
+      `chat ${String(attributes['gen_ai.request.model'] ?? '')}`.trim(),
+      {
+        kind: SPAN_KIND_SERVER,
+        attributes: { 'gen_ai.operation.name': 'chat', ...attributes },
+      },
+    );
     const parent = api.trace.setSpan(api.context.active(), span);
     return {
       attempt: (attemptAttributes) => {
         const child = tracer.startSpan(
           `chat ${String(attemptAttributes['gen_ai.request.model'] ?? '')}`.trim(),
-          { kind: SPAN_KIND_CLIENT, attributes: { 'gen_ai.operation.name': 'chat', ...attemptAttributes } },
+          {
+            kind: SPAN_KIND_CLIENT,
+            attributes: { 'gen_ai.operation.name': 'chat', ...attemptAttributes },
+          },
           parent,
         );
         return (error) => finish(child, {}, error);
@@ -72,16 +83,24 @@ export class TracingService implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     // Spans still in the batch are sent before the process exits.
-    await this.provider?.shutdown().catch((error: Error) => this.logger.warn(`could not flush traces: ${error.message}`));
+    await this.provider
+      ?.shutdown()
+      .catch((error: Error) => this.logger.warn(`could not flush traces: ${error.message}`));
   }
 }
 
 function finish(span: Span, attributes: Attributes, error?: unknown): void {
   span.setAttributes(attributes);
   if (error !== undefined) {
-    const kind = (error as { kind?: string; code?: string }).kind ?? (error as { code?: string }).code ?? (error as Error).name;
+    const kind =
+      (error as { kind?: string; code?: string }).kind ??
+      (error as { code?: string }).code ??
+      (error as Error).name;
     span.setAttribute('error.type', String(kind ?? 'error'));
-    span.setStatus({ code: STATUS_ERROR, message: error instanceof Error ? error.message : String(error) });
+    span.setStatus({
+      code: STATUS_ERROR,
+      message: error instanceof Error ? error.message : String(error),
+    });
   }
   span.end();
 }

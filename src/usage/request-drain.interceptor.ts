@@ -1,4 +1,10 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor, StreamableFile } from '@nestjs/common';
+import {
+  CallHandler,
+  ExecutionContext,
+  Injectable,
+  NestInterceptor,
+  StreamableFile,
+} from '@nestjs/common';
 import { Readable } from 'node:stream';
 import { finalize, Observable, tap } from 'rxjs';
 import { RequestDrain } from './request-drain.service';
@@ -18,7 +24,12 @@ export class RequestDrainInterceptor implements NestInterceptor {
     let streaming = false;
     return next.handle().pipe(
       tap((result) => {
-        const stream = result instanceof StreamableFile ? result.getStream() : result instanceof Readable ? result : null;
+        const stream =
+          result instanceof StreamableFile
+            ? result.getStream()
+            : result instanceof Readable
+              ? result
+              : null;
         if (!stream) return;
         streaming = true;
         if (stream.closed) end();

@@ -26,7 +26,9 @@ export class RequestDrain implements OnApplicationBootstrap {
 
   onApplicationBootstrap(): void {
     this.server = (this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined) ?? null;
-    this.server?.on('request', (_request: IncomingMessage, response: ServerResponse) => this.trackResponse(response));
+    this.server?.on('request', (_request: IncomingMessage, response: ServerResponse) =>
+      this.trackResponse(response),
+    );
   }
 
   /** Marks the start of one unit of work; call the returned function (once or more) when it ends. */
@@ -52,9 +54,12 @@ export class RequestDrain implements OnApplicationBootstrap {
     this.draining = true;
     // No callback: Nest's own close of the server later waits for the connections to end.
     this.server?.close();
-    for (const response of this.responses) if (!response.headersSent) response.setHeader('Connection', 'close');
+    for (const response of this.responses)
+      if (!response.headersSent) response.setHeader('Connection', 'close');
     if (this.running === 0) return;
-    this.logger.log(`waiting up to ${this.timeoutMs} ms for running requests to finish (${this.responses.size} response(s) open)`);
+    this.logger.log(
+      `waiting up to ${this.timeoutMs} ms for running requests to finish (${this.responses.size} response(s) open)`,
+    );
     let timer: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([
       new Promise<false>((resolve) => this.idleWaiters.push(() => resolve(false))),
@@ -62,7 +67,9 @@ export class RequestDrain implements OnApplicationBootstrap {
     ]);
     clearTimeout(timer);
     if (timedOut) {
-      this.logger.error(`requests still running after ${this.timeoutMs} ms (${this.responses.size} response(s) open); their usage may be lost`);
+      this.logger.error(
+        `requests still running after ${this.timeoutMs} ms (${this.responses.size} response(s) open); their usage may be lost`,
+      );
     }
   }
 

@@ -12,7 +12,10 @@ const context = {} as ExecutionContext;
 
 /** Resolves to 'drained' or, if drain() is still waiting after `ms`, to 'waiting'. */
 function settledWithin(drain: Promise<void>, ms: number): Promise<'drained' | 'waiting'> {
-  return Promise.race([drain.then(() => 'drained' as const), new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), ms))]);
+  return Promise.race([
+    drain.then(() => 'drained' as const),
+    new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), ms)),
+  ]);
 }
 
 function handler(result: Observable<unknown>): CallHandler {
@@ -39,11 +42,15 @@ describe('RequestDrain', () => {
 
   it('gives up after its timeout and says how much work is left', async () => {
     const errors: string[] = [];
-    jest.spyOn(Logger.prototype, 'error').mockImplementation((message: unknown) => void errors.push(String(message)));
+    jest
+      .spyOn(Logger.prototype, 'error')
+      .mockImplementation((message: unknown) => void errors.push(String(message)));
     const drain = new RequestDrain(noServer, 30);
     drain.begin();
     await expect(settledWithin(drain.drain(), 500)).resolves.toBe('drained');
-    expect(errors).toEqual(['requests still running after 30 ms (0 response(s) open); their usage may be lost']);
+    expect(errors).toEqual([
+      'requests still running after 30 ms (0 response(s) open); their usage may be lost',
+    ]);
   });
 
   it('the interceptor holds the drain until a handler settles, even one whose client already left', async () => {
@@ -80,7 +87,12 @@ describe('RequestDrain', () => {
       }
     }
     const stream = Readable.from(body(), { objectMode: false });
-    const result = await lastValueFrom(interceptor.intercept(context, handler(new Observable((o) => (o.next(new StreamableFile(stream)), o.complete())))));
+    const result = await lastValueFrom(
+      interceptor.intercept(
+        context,
+        handler(new Observable((o) => (o.next(new StreamableFile(stream)), o.complete()))),
+      ),
+    );
     expect(result).toBeInstanceOf(StreamableFile);
     stream.read();
     stream.destroy(); // the response closed early
@@ -108,7 +120,10 @@ describe('RequestDrain', () => {
     });
 
     it('counts each HTTP exchange, stops listening while draining, and waits for the exchange to end', async () => {
-      const drain = new RequestDrain({ httpAdapter: { getHttpServer: () => server } } as unknown as HttpAdapterHost, 5_000);
+      const drain = new RequestDrain(
+        { httpAdapter: { getHttpServer: () => server } } as unknown as HttpAdapterHost,
+        5_000,
+      );
       drain.onApplicationBootstrap();
       const { port } = server.address() as AddressInfo;
       const body = new Promise<string>((resolve, reject) =>

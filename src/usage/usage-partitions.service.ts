@@ -50,7 +50,10 @@ export class UsagePartitions implements OnApplicationBootstrap, OnModuleDestroy 
       const month = addMonths(current, ahead);
       if (await this.ensurePartition(month)) created.push(partitionName(month));
     }
-    const dropped = this.retentionMonths > 0 ? await this.dropMonthsBefore(addMonths(current, -this.retentionMonths)) : [];
+    const dropped =
+      this.retentionMonths > 0
+        ? await this.dropMonthsBefore(addMonths(current, -this.retentionMonths))
+        : [];
     return { created, dropped };
   }
 
@@ -58,9 +61,12 @@ export class UsagePartitions implements OnApplicationBootstrap, OnModuleDestroy 
     try {
       const { created, dropped } = await this.maintain();
       if (created.length > 0) this.logger.log(`created partitions ${created.join(', ')}`);
-      if (dropped.length > 0) this.logger.log(`dropped partitions past retention: ${dropped.join(', ')}`);
+      if (dropped.length > 0)
+        this.logger.log(`dropped partitions past retention: ${dropped.join(', ')}`);
     } catch (error) {
-      this.logger.error(`partition maintenance failed (rows go to the default partition meanwhile): ${(error as Error).message}`);
+      this.logger.error(
+        `partition maintenance failed (rows go to the default partition meanwhile): ${(error as Error).message}`,
+      );
     }
   }
 
@@ -72,20 +78,26 @@ export class UsagePartitions implements OnApplicationBootstrap, OnModuleDestroy 
     return this.prisma.$transaction(
       async (tx) => {
         await tx.$executeRawUnsafe(LOCK);
-        const [{ exists }] = await tx.$queryRaw<Array<{ exists: boolean }>>`SELECT to_regclass(${name}) IS NOT NULL AS "exists"`;
+        const [{ exists }] = await tx.$queryRaw<
+          Array<{ exists: boolean }>
+        >`SELECT to_regclass(${name}) IS NOT NULL AS "exists"`;
         if (exists) return false;
         // Held until commit, so no row for this month can land in the default partition between
         // the move below and the ATTACH (which would then fail). Only rows no monthly partition
         // covers wait; the lock is taken before ATTACH locks the parent, as inserts do.
         await tx.$executeRawUnsafe('LOCK TABLE "usage_records_default" IN ACCESS EXCLUSIVE MODE');
         // Names and bounds come from a Date, never from input, so inlining them is safe.
-        await tx.$executeRawUnsafe(`CREATE TABLE "${name}" (LIKE "usage_records" INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
+        await tx.$executeRawUnsafe(
+          `CREATE TABLE "${name}" (LIKE "usage_records" INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`,
+        );
         // ATTACH refuses while the default partition holds rows of the month: move them first.
         await tx.$executeRawUnsafe(
           `WITH moved AS (DELETE FROM "usage_records_default" WHERE "created_at" >= '${from}' AND "created_at" < '${to}' RETURNING *)
            INSERT INTO "${name}" SELECT * FROM moved`,
         );
-        await tx.$executeRawUnsafe(`ALTER TABLE "usage_records" ATTACH PARTITION "${name}" FOR VALUES FROM ('${from}') TO ('${to}')`);
+        await tx.$executeRawUnsafe(
+          `ALTER TABLE "usage_records" ATTACH PARTITION "${name}" FOR VALUES FROM ('${from}') TO ('${to}')`,
+        );
         return true;
       },
       { maxWait: 10_000, timeout: 120_000 },
@@ -101,11 +113,16 @@ export class UsagePartitions implements OnApplicationBootstrap, OnModuleDestroy 
           WHERE i.inhparent = 'usage_records'::regclass`;
         const expired = partitions
           .map(({ name }) => ({ name, match: PARTITION_NAME.exec(name) }))
-          .filter(({ match }) => match && Date.UTC(Number(match[1]), Number(match[2]) - 1, 1) < cutoff.getTime())
+          .filter(
+            ({ match }) =>
+              match && Date.UTC(Number(match[1]), Number(match[2]) - 1, 1) < cutoff.getTime(),
+          )
           .map(({ name }) => name)
           .sort();
         for (const name of expired) await tx.$executeRawUnsafe(`DROP TABLE "${name}"`);
-        await tx.$executeRawUnsafe(`DELETE FROM "usage_records_default" WHERE "created_at" < '${cutoff.toISOString()}'`);
+        await tx.$executeRawUnsafe(
+          `DELETE FROM "usage_records_default" WHERE "created_at" < '${cutoff.toISOString()}'`,
+        );
         return expired;
       },
       { maxWait: 10_000, timeout: 120_000 },

@@ -20,7 +20,12 @@ class FakeRepository {
   }
 }
 
-const defaults: UsageRecorderOptions = { flushIntervalMs: 60_000, batchSize: 3, maxBuffered: 10, shutdownAttempts: 3 };
+const defaults: UsageRecorderOptions = {
+  flushIntervalMs: 60_000,
+  batchSize: 3,
+  maxBuffered: 10,
+  shutdownAttempts: 3,
+};
 
 function outcome(requestId: string): CompletionOutcome {
   return {
@@ -47,7 +52,9 @@ describe('UsageRecorder', () => {
   beforeEach(() => {
     repository = new FakeRepository();
     errors = [];
-    jest.spyOn(Logger.prototype, 'error').mockImplementation((message: unknown) => void errors.push(String(message)));
+    jest
+      .spyOn(Logger.prototype, 'error')
+      .mockImplementation((message: unknown) => void errors.push(String(message)));
   });
 
   afterEach(() => jest.restoreAllMocks());
@@ -104,17 +111,29 @@ describe('UsageRecorder', () => {
     repository.failing = false;
     await usage.flush();
     expect(usage.pending).toBe(0);
-    expect(repository.written.map((row) => row.requestId)).toEqual(['r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7']);
+    expect(repository.written.map((row) => row.requestId)).toEqual([
+      'r1',
+      'r2',
+      'r3',
+      'r4',
+      'r5',
+      'r6',
+      'r7',
+    ]);
   });
 
   it('logs a failing database once per interval with a count, not on every retry, and says when it is back', async () => {
     const infos: string[] = [];
-    jest.spyOn(Logger.prototype, 'log').mockImplementation((message: unknown) => void infos.push(String(message)));
+    jest
+      .spyOn(Logger.prototype, 'log')
+      .mockImplementation((message: unknown) => void infos.push(String(message)));
     const usage = recorder({ logIntervalMs: 60_000 });
     repository.failing = true;
     usage.record(outcome('r1'));
     for (let retry = 0; retry < 5; retry++) await usage.flush();
-    expect(errors.filter((line) => line.includes('usage'))).toEqual([expect.stringContaining('could not write 1 usage record(s)')]);
+    expect(errors.filter((line) => line.includes('usage'))).toEqual([
+      expect.stringContaining('could not write 1 usage record(s)'),
+    ]);
 
     repository.failing = false;
     await usage.flush();
@@ -143,10 +162,14 @@ describe('UsageRecorder', () => {
     repository.failing = true;
     await usage.beforeApplicationShutdown();
     expect(repository.attempts).toBe(2);
-    expect(errors.some((line) => line.includes('1 usage record(s) not written: they are lost'))).toBe(true);
+    expect(
+      errors.some((line) => line.includes('1 usage record(s) not written: they are lost')),
+    ).toBe(true);
 
     usage.record(outcome('late'));
-    expect(errors.some((line) => line.includes('usage of request late arrived after the final flush'))).toBe(true);
+    expect(
+      errors.some((line) => line.includes('usage of request late arrived after the final flush')),
+    ).toBe(true);
   });
 
   it('writes everything buffered at shutdown, across several batches', async () => {

@@ -1,4 +1,10 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { LogThrottle } from '../common/logging/log-throttle';
 import type { CompletionOutcome } from './completion-outcome';
@@ -42,7 +48,9 @@ export class UsageRecorder implements OnApplicationBootstrap, BeforeApplicationS
     @Inject(UsageRecorderOptions) private readonly options: UsageRecorderOptions,
   ) {
     this.failureLog = new LogThrottle(options.logIntervalMs ?? 0, (_kind, count, latest) =>
-      this.logger.error(`${count} more failed usage write(s) in the last interval; latest: ${latest}`),
+      this.logger.error(
+        `${count} more failed usage write(s) in the last interval; latest: ${latest}`,
+      ),
     );
   }
 
@@ -53,7 +61,9 @@ export class UsageRecorder implements OnApplicationBootstrap, BeforeApplicationS
   /** Queues the row for one finished request. Never waits, never throws. */
   record(outcome: CompletionOutcome): void {
     if (this.closed) {
-      this.logger.error(`usage of request ${outcome.requestId} arrived after the final flush and is lost`);
+      this.logger.error(
+        `usage of request ${outcome.requestId} arrived after the final flush and is lost`,
+      );
       return;
     }
     this.buffer.push(toUsageRow(outcome));
@@ -79,7 +89,10 @@ export class UsageRecorder implements OnApplicationBootstrap, BeforeApplicationS
       await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
     }
     this.closed = true;
-    if (this.buffer.length > 0) this.logger.error(`shutting down with ${this.buffer.length} usage record(s) not written: they are lost`);
+    if (this.buffer.length > 0)
+      this.logger.error(
+        `shutting down with ${this.buffer.length} usage record(s) not written: they are lost`,
+      );
   }
 
   private async writeBuffered(): Promise<void> {

@@ -12,7 +12,18 @@ export class UsageReport {
     for (const count of await this.repository.countByGroupAndStatus(query)) {
       let group = groups.get(count.group);
       if (!group) {
-        group = { group: count.group, requests: 0, completed: 0, failed: 0, aborted: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, avgLatencyMs: 0, latencySum: 0 };
+        group = {
+          group: count.group,
+          requests: 0,
+          completed: 0,
+          failed: 0,
+          aborted: 0,
+          promptTokens: 0,
+          completionTokens: 0,
+          totalTokens: 0,
+          avgLatencyMs: 0,
+          latencySum: 0,
+        };
         groups.set(count.group, group);
       }
       group.requests += count.requests;
@@ -23,7 +34,10 @@ export class UsageReport {
       group.latencySum += count.latencyMs;
     }
     return [...groups.values()]
-      .map(({ latencySum, ...group }) => ({ ...group, avgLatencyMs: group.requests > 0 ? Math.round(latencySum / group.requests) : 0 }))
+      .map(({ latencySum, ...group }) => ({
+        ...group,
+        avgLatencyMs: group.requests > 0 ? Math.round(latencySum / group.requests) : 0,
+      }))
       .sort((a, b) => b.requests - a.requests || a.group.localeCompare(b.group));
   }
 }

@@ -30,7 +30,12 @@ import { UsageRepository } from './usage.repository';
         logIntervalMs: config.get<number>('ERROR_LOG_INTERVAL_MS') ?? 10_000,
       }),
     },
-    { provide: DrainTimeoutMs, inject: [ConfigService], useFactory: (config: ConfigService) => config.get<number>('SHUTDOWN_DRAIN_TIMEOUT_MS') ?? 30_000 },
+    {
+      provide: DrainTimeoutMs,
+      inject: [ConfigService],
+      useFactory: (config: ConfigService) =>
+        config.get<number>('SHUTDOWN_DRAIN_TIMEOUT_MS') ?? 30_000,
+    },
   ],
   exports: [UsageRecorder, UsageReport, RequestDrain],
 })

@@ -70,8 +70,16 @@ export class UsageRepository {
     } as const;
     const rows =
       query.groupBy === 'key'
-        ? (await this.prisma.usageRecord.groupBy({ by: ['keyId', 'status'], where, ...aggregates })).map((row) => ({ ...row, group: row.keyId }))
-        : (await this.prisma.usageRecord.groupBy({ by: ['publicModel', 'status'], where, ...aggregates })).map((row) => ({
+        ? (
+            await this.prisma.usageRecord.groupBy({ by: ['keyId', 'status'], where, ...aggregates })
+          ).map((row) => ({ ...row, group: row.keyId }))
+        : (
+            await this.prisma.usageRecord.groupBy({
+              by: ['publicModel', 'status'],
+              where,
+              ...aggregates,
+            })
+          ).map((row) => ({
             ...row,
             group: row.publicModel,
           }));

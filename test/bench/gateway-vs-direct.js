@@ -37,7 +37,13 @@ const COMPLETION = JSON.stringify({
   object: 'chat.completion',
   created: 1700000000,
   model: 'bench-model',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'Benchmark answer of a typical short length.' }, finish_reason: 'stop' }],
+  choices: [
+    {
+      index: 0,
+      message: { role: 'assistant', content: 'Benchmark answer of a typical short length.' },
+      finish_reason: 'stop',
+    },
+  ],
   usage: { prompt_tokens: 12, completion_tokens: 9, total_tokens: 21 },
 });
 
@@ -52,7 +58,9 @@ async function streamAnswer(response) {
     response.write(chunk(i === 0 ? { role: 'assistant', content: 'word ' } : { content: 'word ' }));
   }
   response.write(chunk({}, 'stop'));
-  response.write(`data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1700000000, model: 'bench-model', choices: [], usage: { prompt_tokens: 12, completion_tokens: STREAM_CHUNKS, total_tokens: 12 + STREAM_CHUNKS } })}\n\n`);
+  response.write(
+    `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1700000000, model: 'bench-model', choices: [], usage: { prompt_tokens: 12, completion_tokens: STREAM_CHUNKS, total_tokens: 12 + STREAM_CHUNKS } })}\n\n`,
+  );
   response.end('data: [DONE]\n\n');
 }
 
@@ -83,8 +91,12 @@ function startUpstream() {
     request.on('data', (data) => body.push(data));
     request.on('end', () =>
       setTimeout(() => {
-        if (STREAM && JSON.parse(Buffer.concat(body).toString() || '{}').stream) return void streamAnswer(response);
-        response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(COMPLETION) });
+        if (STREAM && JSON.parse(Buffer.concat(body).toString() || '{}').stream)
+          return void streamAnswer(response);
+        response.writeHead(200, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(COMPLETION),
+        });
         response.end(COMPLETION);
       }, LATENCY_MS),
     );
@@ -100,16 +112,22 @@ const ROOT = join(__dirname, '..', '..');
 function createKeyWithCli(env) {
   const { execFileSync } = require('node:child_process');
   const name = `bench-${Date.now()}`;
-  const output = execFileSync(process.execPath, [join(ROOT, 'dist', 'cli', 'main.js'), 'keys', 'create', '--name', name, '--json'], { env });
+  const output = execFileSync(
+    process.execPath,
+    [join(ROOT, 'dist', 'cli', 'main.js'), 'keys', 'create', '--name', name, '--json'],
+    { env },
+  );
   return JSON.parse(output.toString()).secret;
 }
 
 function startGateway(upstreamUrl, failingUrl) {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
   const config = join(dir, 'gateway.yaml');
-  const deployment = (url, extra = '') => `    - provider: openai\n      base_url: ${url}\n      api_key: sk-bench\n      model: bench-model\n${extra}`;
+  const deployment = (url, extra = '') =>
+    `    - provider: openai\n      base_url: ${url}\n      api_key: sk-bench\n      model: bench-model\n${extra}`;
   let yaml = `models:\n  alpha-k3:\n${deployment(upstreamUrl)}`;
-  if (failingUrl) yaml += `  failover:\n${deployment(failingUrl)}${deployment(upstreamUrl, '      weight: 0\n')}`;
+  if (failingUrl)
+    yaml += `  failover:\n${deployment(failingUrl)}${deployment(upstreamUrl, '      weight: 0\n')}`;
   writeFileSync(config, yaml);
   const env = {
     ...process.env,
@@ -126,7 +144,10 @@ function startGateway(upstreamUrl, failingUrl) {
     ...(failingUrl ? { DEPLOYMENT_FAILURE_THRESHOLD: '1000000000' } : {}),
   };
   const presetKey = DATABASE_URL ? createKeyWithCli(env) : undefined;
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   if (presetKey) return Promise.resolve({ child, key: presetKey });
   return new Promise((resolve, reject) => {
     let output = '';
@@ -143,7 +164,9 @@ async function waitReady(url) {
   for (let i = 0; i < 100; i++) {
     try {
       if ((await fetch(url)).ok) return;
-    } catch {}
+    } catch {
+      // not listening yet
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`${url} never became ready`);
@@ -156,7 +179,12 @@ function load(url, headers, model = 'alpha-k3') {
         url,
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Say something short.' }], max_tokens: 32, stream: STREAM }),
+        body: JSON.stringify({
+          model,
+          messages: [{ role: 'user', content: 'Say something short.' }],
+          max_tokens: 32,
+          stream: STREAM,
+        }),
         connections: CONNECTIONS,
         duration: DURATION,
       },
@@ -171,7 +199,12 @@ async function main() {
   const upstream = await startUpstream();
   const upstreamUrl = `http://127.0.0.1:${upstream.address().port}/v1`;
   const failing = FAILOVER === '500' ? await startFailingUpstream() : undefined;
-  const failingUrl = FAILOVER === 'dead' ? `http://127.0.0.1:${await closedPort()}/v1` : failing ? `http://127.0.0.1:${failing.address().port}/v1` : undefined;
+  const failingUrl =
+    FAILOVER === 'dead'
+      ? `http://127.0.0.1:${await closedPort()}/v1`
+      : failing
+        ? `http://127.0.0.1:${failing.address().port}/v1`
+        : undefined;
   const { child, key } = await startGateway(upstreamUrl, failingUrl);
   await waitReady(`http://127.0.0.1:${GATEWAY_PORT}/health`);
   const targets = failingUrl ? ['direct', 'gateway', 'failover'] : ['direct', 'gateway'];
@@ -187,17 +220,28 @@ async function main() {
         body: JSON.stringify({ model: 'failover', messages: [{ role: 'user', content: 'hi' }] }),
       });
       await probe.text();
-      if (probe.headers.get('x-gateway-attempts') !== '2') throw new Error(`failover model answered in ${probe.headers.get('x-gateway-attempts')} attempt(s)`);
+      if (probe.headers.get('x-gateway-attempts') !== '2')
+        throw new Error(
+          `failover model answered in ${probe.headers.get('x-gateway-attempts')} attempt(s)`,
+        );
     }
     for (let round = 0; round < ROUNDS; round++) {
       for (const target of targets) {
         const result =
           target === 'direct'
             ? await load(`${upstreamUrl}/chat/completions`, { authorization: 'Bearer sk-bench' })
-            : await load(`http://127.0.0.1:${GATEWAY_PORT}/v1/chat/completions`, { authorization: `Bearer ${key}` }, target === 'failover' ? 'failover' : 'alpha-k3');
+            : await load(
+                `http://127.0.0.1:${GATEWAY_PORT}/v1/chat/completions`,
+                { authorization: `Bearer ${key}` },
+                target === 'failover' ? 'failover' : 'alpha-k3',
+              );
         const failures = result.errors + result.timeouts + result.non2xx;
         if (failures > 0) throw new Error(`${target}: ${failures} failed requests`);
-        results[target].push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 });
+        results[target].push({
+          rps: result.requests.average,
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+        });
       }
     }
   } finally {
@@ -212,13 +256,24 @@ async function main() {
   });
   const direct = summary('direct');
   const gateway = summary('gateway');
-  const shape = STREAM ? `streamed, ${STREAM_CHUNKS} chunks ${STREAM_DELAY_MS} ms apart` : 'non-streaming';
-  console.log(`\n${shape}; database: ${DATABASE_URL ? 'external Postgres' : 'embedded PGlite'}; upstream latency ${LATENCY_MS} ms, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s (medians)`);
+  const shape = STREAM
+    ? `streamed, ${STREAM_CHUNKS} chunks ${STREAM_DELAY_MS} ms apart`
+    : 'non-streaming';
+  console.log(
+    `\n${shape}; database: ${DATABASE_URL ? 'external Postgres' : 'embedded PGlite'}; upstream latency ${LATENCY_MS} ms, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s (medians)`,
+  );
   const failover = failingUrl ? summary('failover') : undefined;
-  console.table(failover ? { direct, gateway, [`failover (${FAILOVER})`]: failover } : { direct, gateway });
-  console.log(`gateway/direct: throughput ${(gateway.rps / direct.rps).toFixed(3)}, p50 latency ${(gateway.p50 / direct.p50).toFixed(3)}, p99 latency ${(gateway.p99 / direct.p99).toFixed(3)}`);
+  console.table(
+    failover ? { direct, gateway, [`failover (${FAILOVER})`]: failover } : { direct, gateway },
+  );
+  console.log(
+    `gateway/direct: throughput ${(gateway.rps / direct.rps).toFixed(3)}, p50 latency ${(gateway.p50 / direct.p50).toFixed(3)}, p99 latency ${(gateway.p99 / direct.p99).toFixed(3)}`,
+  );
   console.log(`gateway overhead at the median: ${(gateway.p50 - direct.p50).toFixed(1)} ms`);
-  if (failover) console.log(`added latency of one failover (${FAILOVER}) at the median: ${(failover.p50 - gateway.p50).toFixed(1)} ms, p99: ${(failover.p99 - gateway.p99).toFixed(1)} ms`);
+  if (failover)
+    console.log(
+      `added latency of one failover (${FAILOVER}) at the median: ${(failover.p50 - gateway.p50).toFixed(1)} ms, p99: ${(failover.p99 - gateway.p99).toFixed(1)} ms`,
+    );
 }
 
 main().catch((error) => {

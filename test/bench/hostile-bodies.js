@@ -36,7 +36,10 @@ const wideText = (bytes) => {
   return `{${parts.join(',')}}`;
 };
 const deepText = (levels) => '['.repeat(levels) + ']'.repeat(levels);
-const longText = (bytes) => `[${Array(Math.floor(bytes / 2)).fill('0').join(',')}]`;
+const longText = (bytes) =>
+  `[${Array(Math.floor(bytes / 2))
+    .fill('0')
+    .join(',')}]`;
 /** `base` with `field` set to raw JSON, keeping the whole body under 1 MiB. */
 const withRaw = (field, raw) => JSON.stringify(base).replace(/}$/, `,"${field}":${raw}}`);
 const room = MiB - 200;
@@ -47,13 +50,39 @@ const BODIES = {
   'unknown field: 1 object, ~110k keys': withRaw('x_unknown', wideText(room)),
   'unknown field: nested 500k levels': withRaw('x_unknown', deepText(room / 2)),
   'unknown field: array of 500k numbers': withRaw('x_unknown', longText(room)),
-  'tools: parameters with ~110k keys': withRaw('tools', `[{"type":"function","function":{"name":"f","parameters":${wideText(room - 100)}}}]`),
-  'tools: nested 500k levels': withRaw('tools', `[{"type":"function","function":{"name":"f","parameters":${deepText(room / 2 - 100)}}}]`),
-  'messages: 1 message nested 500k levels': JSON.stringify(base).replace('"hi"}', `"hi","x":${deepText(room / 2 - 100)}}`),
-  'messages: [[...]] nested 500k levels': JSON.stringify({ model: 'mock-model' }).replace(/}$/, `,"messages":${deepText(room / 2)}}`),
-  'messages: 9,999 messages': JSON.stringify({ ...base, messages: Array.from({ length: 9999 }, (_, i) => ({ role: 'user', content: `m${i}`.padEnd(60, '.') })) }),
-  'messages: 30k messages': JSON.stringify({ ...base, messages: Array.from({ length: 30000 }, () => ({ role: 'user', content: 'x' })) }),
-  'messages: 1 content array of 9,999 parts': JSON.stringify({ ...base, messages: [{ role: 'user', content: Array.from({ length: 9999 }, () => ({ type: 'text', text: '' })) }] }),
+  'tools: parameters with ~110k keys': withRaw(
+    'tools',
+    `[{"type":"function","function":{"name":"f","parameters":${wideText(room - 100)}}}]`,
+  ),
+  'tools: nested 500k levels': withRaw(
+    'tools',
+    `[{"type":"function","function":{"name":"f","parameters":${deepText(room / 2 - 100)}}}]`,
+  ),
+  'messages: 1 message nested 500k levels': JSON.stringify(base).replace(
+    '"hi"}',
+    `"hi","x":${deepText(room / 2 - 100)}}`,
+  ),
+  'messages: [[...]] nested 500k levels': JSON.stringify({ model: 'mock-model' }).replace(
+    /}$/,
+    `,"messages":${deepText(room / 2)}}`,
+  ),
+  'messages: 9,999 messages': JSON.stringify({
+    ...base,
+    messages: Array.from({ length: 9999 }, (_, i) => ({
+      role: 'user',
+      content: `m${i}`.padEnd(60, '.'),
+    })),
+  }),
+  'messages: 30k messages': JSON.stringify({
+    ...base,
+    messages: Array.from({ length: 30000 }, () => ({ role: 'user', content: 'x' })),
+  }),
+  'messages: 1 content array of 9,999 parts': JSON.stringify({
+    ...base,
+    messages: [
+      { role: 'user', content: Array.from({ length: 9999 }, () => ({ type: 'text', text: '' })) },
+    ],
+  }),
 };
 
 async function main() {
@@ -69,13 +98,24 @@ async function main() {
   const { secret } = await app.get(VirtualKeyService).create({ name: `hostile-${Date.now()}` });
   const post = async (body) => {
     const started = performance.now();
-    const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body,
+    });
     const text = await response.text();
     return { status: response.status, ms: performance.now() - started, text };
   };
 
   await post(BODIES['small request']); // warm-up: key cache, JIT
-  console.log('body'.padEnd(42), 'KiB'.padStart(6), 'status', 'cpu ms'.padStart(8), 'wall ms'.padStart(8), ' answer');
+  console.log(
+    'body'.padEnd(42),
+    'KiB'.padStart(6),
+    'status',
+    'cpu ms'.padStart(8),
+    'wall ms'.padStart(8),
+    ' answer',
+  );
   for (const [name, body] of Object.entries(BODIES)) {
     if (RUNS > 1) await post(body); // warm-up of this shape
     // The median of several, as other processes share the machine.
@@ -91,16 +131,29 @@ async function main() {
     const cpu = median(runs.map((r) => r.cpuMs));
     const ms = median(runs.map((r) => r.ms));
     const answer = status === 200 ? 'completion' : JSON.parse(text).error?.message?.slice(0, 70);
-    console.log(name.padEnd(42), (Buffer.byteLength(body) / 1024).toFixed(0).padStart(6), String(status).padStart(6), cpu.toFixed(1).padStart(8), ms.toFixed(1).padStart(8), '', answer);
+    console.log(
+      name.padEnd(42),
+      (Buffer.byteLength(body) / 1024).toFixed(0).padStart(6),
+      String(status).padStart(6),
+      cpu.toFixed(1).padStart(8),
+      ms.toFixed(1).padStart(8),
+      '',
+      answer,
+    );
   }
 
   // A small request sent while four hostile bodies are being read.
-  const hostile = Object.entries(BODIES).filter(([name]) => name !== 'small request').slice(0, 4).map(([, body]) => body);
+  const hostile = Object.entries(BODIES)
+    .filter(([name]) => name !== 'small request')
+    .slice(0, 4)
+    .map(([, body]) => body);
   const pending = hostile.map((body) => post(body));
   await new Promise((resolve) => setTimeout(resolve, 5));
   const small = await post(BODIES['small request']);
   const others = await Promise.all(pending);
-  console.log(`\nsmall request during 4 hostile ones: ${small.status} in ${small.ms.toFixed(1)} ms; slowest hostile one: ${Math.max(...others.map((o) => o.ms)).toFixed(1)} ms`);
+  console.log(
+    `\nsmall request during 4 hostile ones: ${small.status} in ${small.ms.toFixed(1)} ms; slowest hostile one: ${Math.max(...others.map((o) => o.ms)).toFixed(1)} ms`,
+  );
   await app.close();
 }
 

@@ -7,7 +7,9 @@ export function adminApi(baseUrl: string) {
   const auth = `Bearer ${ADMIN_KEY}`;
   return {
     get: (path: string) => request(baseUrl).get(`/admin${path}`).set('Authorization', auth),
-    post: (path: string, body: object = {}) => request(baseUrl).post(`/admin${path}`).set('Authorization', auth).send(body),
-    patch: (path: string, body: object) => request(baseUrl).patch(`/admin${path}`).set('Authorization', auth).send(body),
+    post: (path: string, body: object = {}) =>
+      request(baseUrl).post(`/admin${path}`).set('Authorization', auth).send(body),
+    patch: (path: string, body: object) =>
+      request(baseUrl).patch(`/admin${path}`).set('Authorization', auth).send(body),
   };
 }

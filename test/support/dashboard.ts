@@ -5,7 +5,9 @@ import { ADMIN_KEY } from './admin';
 
 /** Builds the dashboard's static files (as `npm run build` does) before a gateway starts. */
 export function buildDashboard(): void {
-  execFileSync(process.execPath, [join(__dirname, '..', '..', 'scripts', 'build-dashboard.js')], { stdio: 'ignore' });
+  execFileSync(process.execPath, [join(__dirname, '..', '..', 'scripts', 'build-dashboard.js')], {
+    stdio: 'ignore',
+  });
 }
 
 export interface DashboardSessionCookie {
@@ -15,9 +17,15 @@ export interface DashboardSessionCookie {
 }
 
 /** Signs in through the dashboard API; returns the cookie to send back and the CSRF token. */
-export async function dashboardSignIn(baseUrl: string, adminKey = ADMIN_KEY): Promise<DashboardSessionCookie> {
-  const response = await request(baseUrl).post('/dashboard/api/session').send({ admin_key: adminKey });
-  if (response.status !== 200) throw new Error(`sign-in failed: ${response.status} ${JSON.stringify(response.body)}`);
+export async function dashboardSignIn(
+  baseUrl: string,
+  adminKey = ADMIN_KEY,
+): Promise<DashboardSessionCookie> {
+  const response = await request(baseUrl)
+    .post('/dashboard/api/session')
+    .send({ admin_key: adminKey });
+  if (response.status !== 200)
+    throw new Error(`sign-in failed: ${response.status} ${JSON.stringify(response.body)}`);
   const setCookie = ([] as string[]).concat(response.headers['set-cookie'] ?? [])[0];
   return { cookie: setCookie.split(';')[0], csrf: response.body.csrf_token, setCookie };
 }

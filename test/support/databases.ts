@@ -30,7 +30,10 @@ async function asAdmin(server: string, sql: string): Promise<void> {
  * A fresh database on the test server, so a suite never sees another's rows; migrated with the
  * project's own runner unless `migrate` is false (tests of that runner start from empty).
  */
-export async function createDatabase(prefix: string, options: { migrate?: boolean; server?: string } = {}): Promise<ScratchDatabase> {
+export async function createDatabase(
+  prefix: string,
+  options: { migrate?: boolean; server?: string } = {},
+): Promise<ScratchDatabase> {
   const server = options.server ?? adminUrl();
   const name = `${prefix}_${randomBytes(4).toString('hex')}`;
   await asAdmin(server, `CREATE DATABASE "${name}"`);

@@ -1,7 +1,11 @@
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Retries `check` until it stops throwing or `timeoutMs` passes; returns how long it took. */
-export async function eventually(check: () => Promise<void>, timeoutMs: number, intervalMs = 10): Promise<number> {
+export async function eventually(
+  check: () => Promise<void>,
+  timeoutMs: number,
+  intervalMs = 10,
+): Promise<number> {
   const started = Date.now();
   for (;;) {
     try {

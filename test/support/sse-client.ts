@@ -20,14 +20,23 @@ export interface RawStream {
   disconnect(): void;
 }
 
-export function postStream(baseUrl: string, key: string, body: unknown, options: { read?: boolean } = {}): Promise<RawStream> {
+export function postStream(
+  baseUrl: string,
+  key: string,
+  body: unknown,
+  options: { read?: boolean } = {},
+): Promise<RawStream> {
   const url = new URL('/v1/chat/completions', baseUrl);
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const outgoing = request(url, {
       method: 'POST',
       agent: false,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(payload),
+      },
     });
     outgoing.on('error', reject);
     outgoing.on('response', (response) => {
@@ -37,7 +46,9 @@ export function postStream(baseUrl: string, key: string, body: unknown, options:
       const ended = new Promise<void>((resolveEnd, rejectEnd) => {
         response.on('end', resolveEnd);
         response.on('error', rejectEnd);
-        response.on('aborted', () => rejectEnd(new Error('connection closed before the body ended')));
+        response.on('aborted', () =>
+          rejectEnd(new Error('connection closed before the body ended')),
+        );
       });
       ended.catch(() => undefined);
       response.on('data', (chunk: Buffer) => {
@@ -58,7 +69,9 @@ export function postStream(baseUrl: string, key: string, body: unknown, options:
         bytes,
         ended,
         waitFor: (text) =>
-          bytes().toString('utf8').includes(text) ? Promise.resolve() : new Promise((done) => waiters.push({ text, resolve: done })),
+          bytes().toString('utf8').includes(text)
+            ? Promise.resolve()
+            : new Promise((done) => waiters.push({ text, resolve: done })),
         disconnect: () => outgoing.destroy(),
       });
     });

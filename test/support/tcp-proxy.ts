@@ -32,7 +32,9 @@ export class TcpProxy {
   async stop(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     this.sockets.clear();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await new Promise<void>((resolve) =>
+      this.server ? this.server.close(() => resolve()) : resolve(),
+    );
     this.server = null;
   }
 

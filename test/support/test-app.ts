@@ -33,15 +33,21 @@ let keyCounter = 0;
 /** Boots the real AppModule on a real port, configured exactly as main.ts does. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const env = validateEnvironment({ ...process.env, ...options.env });
-  let builder = Test.createTestingModule({ imports: [AppModule] }).overrideProvider(ConfigService).useValue(new ConfigService(env));
+  let builder = Test.createTestingModule({ imports: [AppModule] })
+    .overrideProvider(ConfigService)
+    .useValue(new ConfigService(env));
   if (options.models) {
     builder = builder
       .overrideProvider(GatewayConfigService)
-      .useValue(new GatewayConfigService(parseGatewayConfig({ models: options.models }, process.env)));
+      .useValue(
+        new GatewayConfigService(parseGatewayConfig({ models: options.models }, process.env)),
+      );
   }
   if (options.override) builder = options.override(builder);
   const moduleRef = await builder.compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: new ConsoleLogger({ logLevels: logLevelsFrom(env.LOG_LEVEL) }),
+  const app = moduleRef.createNestApplication<NestExpressApplication>({
+    bodyParser: false,
+    logger: new ConsoleLogger({ logLevels: logLevelsFrom(env.LOG_LEVEL) }),
   });
   configureApp(app);
   await app.listen(0, '127.0.0.1');
@@ -52,7 +58,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     app,
     url: `http://127.0.0.1:${port}`,
     async createKey(input = {}) {
-      const { secret } = await keys.create({ name: `test-key-${process.pid}-${Date.now()}-${keyCounter++}`, ...input });
+      const { secret } = await keys.create({
+        name: `test-key-${process.pid}-${Date.now()}-${keyCounter++}`,
+        ...input,
+      });
       return secret;
     },
     close: () => app.close(),

@@ -1,5 +1,13 @@
 import type { ServerResponse } from 'node:http';
-import { Chunking, json, RecordedRequest, ScriptedUpstream, sleep, UpstreamHandler, writeFrame } from './scripted-upstream';
+import {
+  Chunking,
+  json,
+  RecordedRequest,
+  ScriptedUpstream,
+  sleep,
+  UpstreamHandler,
+  writeFrame,
+} from './scripted-upstream';
 
 export { hang, sleep } from './scripted-upstream';
 export type { Chunking, RecordedRequest, UpstreamHandler } from './scripted-upstream';
@@ -23,7 +31,12 @@ export interface AnthropicScript {
   toolUses?: AnthropicToolUseScript[];
   /** Default: tool_use when there are tool uses, else end_turn. */
   stopReason?: string;
-  usage?: { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
+  usage?: {
+    input_tokens: number;
+    output_tokens: number;
+    cache_read_input_tokens?: number;
+    cache_creation_input_tokens?: number;
+  };
   /** Streams only. */
   chunking?: Chunking;
   delayMs?: number;
@@ -51,12 +64,21 @@ export class FakeAnthropicUpstream extends ScriptedUpstream {
 
 /** What the real API answers before looking at the model: routing, auth, then body validation. */
 function refusal(request: RecordedRequest, apiKey: string): UpstreamHandler | undefined {
-  if (request.method !== 'POST' || request.path !== '/v1/messages') return anthropicError(404, 'not_found_error', 'Not Found');
-  if (request.headers['x-api-key'] !== apiKey) return anthropicError(401, 'authentication_error', 'invalid x-api-key');
-  if (!request.headers['anthropic-version']) return anthropicError(400, 'invalid_request_error', 'anthropic-version: header is required');
+  if (request.method !== 'POST' || request.path !== '/v1/messages')
+    return anthropicError(404, 'not_found_error', 'Not Found');
+  if (request.headers['x-api-key'] !== apiKey)
+    return anthropicError(401, 'authentication_error', 'invalid x-api-key');
+  if (!request.headers['anthropic-version'])
+    return anthropicError(400, 'invalid_request_error', 'anthropic-version: header is required');
   const body = request.body;
-  if (!body || typeof body !== 'object') return anthropicError(400, 'invalid_request_error', 'There was an error parsing the body of your request.');
-  if (typeof body.max_tokens !== 'number') return anthropicError(400, 'invalid_request_error', 'max_tokens: Field required');
+  if (!body || typeof body !== 'object')
+    return anthropicError(
+      400,
+      'invalid_request_error',
+      'There was an error parsing the body of your request.',
+    );
+  if (typeof body.max_tokens !== 'number')
+    return anthropicError(400, 'invalid_request_error', 'max_tokens: Field required');
   const messages: Array<{ role: string }> = Array.isArray(body.messages) ? body.messages : [];
   for (const [index, message] of messages.entries()) {
     if (message.role !== 'user' && message.role !== 'assistant') {
@@ -79,27 +101,49 @@ function refusal(request: RecordedRequest, apiKey: string): UpstreamHandler | un
 
 const REQUEST_ID = 'req_011CSHoEeqs5C35K2UUqR7Fy';
 
-export function anthropicError(status: number, type: string, message: string, headers: Record<string, string> = {}): UpstreamHandler {
-  return (_request, response) => json(response, status, { type: 'error', error: { type, message }, request_id: REQUEST_ID }, { 'request-id': REQUEST_ID, ...headers });
+export function anthropicError(
+  status: number,
+  type: string,
+  message: string,
+  headers: Record<string, string> = {},
+): UpstreamHandler {
+  return (_request, response) =>
+    json(
+      response,
+      status,
+      { type: 'error', error: { type, message }, request_id: REQUEST_ID },
+      { 'request-id': REQUEST_ID, ...headers },
+    );
 }
 
 export const rateLimited = (retryAfterSeconds = 1): UpstreamHandler =>
-  anthropicError(429, 'rate_limit_error', 'This request would exceed the rate limit for your organization of 50 requests per minute.', {
-    'retry-after': String(retryAfterSeconds),
-    'anthropic-ratelimit-requests-limit': '50',
-    'anthropic-ratelimit-requests-remaining': '0',
-  });
+  anthropicError(
+    429,
+    'rate_limit_error',
+    'This request would exceed the rate limit for your organization of 50 requests per minute.',
+    {
+      'retry-after': String(retryAfterSeconds),
+      'anthropic-ratelimit-requests-limit': '50',
+      'anthropic-ratelimit-requests-remaining': '0',
+    },
+  );
 
-export const overloaded = (): UpstreamHandler => anthropicError(529, 'overloaded_error', 'Overloaded');
+export const overloaded = (): UpstreamHandler =>
+  anthropicError(529, 'overloaded_error', 'Overloaded');
 
-export const invalidRequest = (message = 'messages: at least one message is required'): UpstreamHandler =>
-  anthropicError(400, 'invalid_request_error', message);
+export const invalidRequest = (
+  message = 'messages: at least one message is required',
+): UpstreamHandler => anthropicError(400, 'invalid_request_error', message);
 
-export const apiError = (): UpstreamHandler => anthropicError(500, 'api_error', 'Internal server error');
+export const apiError = (): UpstreamHandler =>
+  anthropicError(500, 'api_error', 'Internal server error');
 
 /** A JSON message or an SSE stream, whichever the request asked for. */
 export function anthropicAnswer(script: AnthropicScript): UpstreamHandler {
-  return (request, response) => (request.body?.stream === true ? streamMessage(script, request, response) : jsonMessage(script, request, response));
+  return (request, response) =>
+    request.body?.stream === true
+      ? streamMessage(script, request, response)
+      : jsonMessage(script, request, response);
 }
 
 function toolId(tool: AnthropicToolUseScript, index: number): string {
@@ -111,10 +155,20 @@ function stopReasonOf(script: AnthropicScript): string {
 }
 
 function usageOf(script: AnthropicScript) {
-  return { input_tokens: 25, output_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, ...script.usage };
+  return {
+    input_tokens: 25,
+    output_tokens: 12,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+    ...script.usage,
+  };
 }
 
-function jsonMessage(script: AnthropicScript, request: RecordedRequest, response: ServerResponse): void {
+function jsonMessage(
+  script: AnthropicScript,
+  request: RecordedRequest,
+  response: ServerResponse,
+): void {
   const text = (script.text ?? []).join('');
   json(
     response,
@@ -126,7 +180,12 @@ function jsonMessage(script: AnthropicScript, request: RecordedRequest, response
       model: request.body.model,
       content: [
         ...(text ? [{ type: 'text', text }] : []),
-        ...(script.toolUses ?? []).map((tool, index) => ({ type: 'tool_use', id: toolId(tool, index), name: tool.name, input: tool.input })),
+        ...(script.toolUses ?? []).map((tool, index) => ({
+          type: 'tool_use',
+          id: toolId(tool, index),
+          name: tool.name,
+          input: tool.input,
+        })),
       ],
       stop_reason: stopReasonOf(script),
       stop_sequence: null,
@@ -136,11 +195,20 @@ function jsonMessage(script: AnthropicScript, request: RecordedRequest, response
   );
 }
 
-async function streamMessage(script: AnthropicScript, request: RecordedRequest, response: ServerResponse): Promise<void> {
+async function streamMessage(
+  script: AnthropicScript,
+  request: RecordedRequest,
+  response: ServerResponse,
+): Promise<void> {
   const chunking = script.chunking ?? 'whole';
   const usage = usageOf(script);
-  const send = (event: string, data: unknown) => writeFrame(response, `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`, chunking);
-  response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': REQUEST_ID });
+  const send = (event: string, data: unknown) =>
+    writeFrame(response, `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`, chunking);
+  response.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'request-id': REQUEST_ID,
+  });
   // Headers go out at once, as the real API's do; the body may then keep the gateway waiting.
   response.flushHeaders();
   await sleep(script.firstByteDelayMs ?? 0);
@@ -160,17 +228,28 @@ async function streamMessage(script: AnthropicScript, request: RecordedRequest, 
   let block = 0;
   const pieces = script.text ?? [];
   if (pieces.length > 0) {
-    await send('content_block_start', { type: 'content_block_start', index: block, content_block: { type: 'text', text: '' } });
+    await send('content_block_start', {
+      type: 'content_block_start',
+      index: block,
+      content_block: { type: 'text', text: '' },
+    });
     await send('ping', { type: 'ping' });
     for (const [index, text] of pieces.entries()) {
       if (index > 0) await sleep(script.delayMs ?? 0);
       if (response.destroyed) return;
       if (script.errorAfter === index) {
-        await send('error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+        await send('error', {
+          type: 'error',
+          error: { type: 'overloaded_error', message: 'Overloaded' },
+        });
         return void response.end();
       }
       if (script.cutAfter === index) return void response.socket?.destroy();
-      await send('content_block_delta', { type: 'content_block_delta', index: block, delta: { type: 'text_delta', text } });
+      await send('content_block_delta', {
+        type: 'content_block_delta',
+        index: block,
+        delta: { type: 'text_delta', text },
+      });
     }
     await send('content_block_stop', { type: 'content_block_stop', index: block++ });
   }
@@ -183,8 +262,17 @@ async function streamMessage(script: AnthropicScript, request: RecordedRequest, 
     // The API opens with an empty partial_json, then sends the arguments in arbitrary slices.
     const input = JSON.stringify(tool.input);
     const third = Math.ceil(input.length / 3);
-    for (const partial of ['', input.slice(0, third), input.slice(third, 2 * third), input.slice(2 * third)]) {
-      await send('content_block_delta', { type: 'content_block_delta', index: block, delta: { type: 'input_json_delta', partial_json: partial } });
+    for (const partial of [
+      '',
+      input.slice(0, third),
+      input.slice(third, 2 * third),
+      input.slice(2 * third),
+    ]) {
+      await send('content_block_delta', {
+        type: 'content_block_delta',
+        index: block,
+        delta: { type: 'input_json_delta', partial_json: partial },
+      });
     }
     await send('content_block_stop', { type: 'content_block_stop', index: block++ });
   }

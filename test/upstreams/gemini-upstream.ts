@@ -1,5 +1,13 @@
 import type { ServerResponse } from 'node:http';
-import { Chunking, json, RecordedRequest, ScriptedUpstream, sleep, UpstreamHandler, writeFrame } from './scripted-upstream';
+import {
+  Chunking,
+  json,
+  RecordedRequest,
+  ScriptedUpstream,
+  sleep,
+  UpstreamHandler,
+  writeFrame,
+} from './scripted-upstream';
 
 export { hang, sleep } from './scripted-upstream';
 export type { Chunking, RecordedRequest, UpstreamHandler } from './scripted-upstream';
@@ -54,48 +62,90 @@ export class FakeGeminiUpstream extends ScriptedUpstream {
 
 function refusal(request: RecordedRequest, apiKey: string): UpstreamHandler | undefined {
   const match = PATH.exec(request.path);
-  if (request.method !== 'POST' || !match) return geminiError(404, 'NOT_FOUND', `Requested entity was not found.`);
+  if (request.method !== 'POST' || !match)
+    return geminiError(404, 'NOT_FOUND', `Requested entity was not found.`);
   const key = request.headers['x-goog-api-key'];
   if (!key) {
-    return geminiError(403, 'PERMISSION_DENIED', "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.");
+    return geminiError(
+      403,
+      'PERMISSION_DENIED',
+      "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+    );
   }
   if (key !== apiKey) {
     // Google answers a wrong key with 400, not 401.
     return geminiError(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [
-      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
+      {
+        '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+        reason: 'API_KEY_INVALID',
+        domain: 'googleapis.com',
+        metadata: { service: 'generativelanguage.googleapis.com' },
+      },
     ]);
   }
-  const contents: Array<{ role?: string }> = Array.isArray(request.body?.contents) ? request.body.contents : [];
-  if (contents.length === 0) return geminiError(400, 'INVALID_ARGUMENT', '* GenerateContentRequest.contents: contents is not specified\n');
-  const badRole = contents.find((content) => content.role !== undefined && content.role !== 'user' && content.role !== 'model');
+  const contents: Array<{ role?: string }> = Array.isArray(request.body?.contents)
+    ? request.body.contents
+    : [];
+  if (contents.length === 0)
+    return geminiError(
+      400,
+      'INVALID_ARGUMENT',
+      '* GenerateContentRequest.contents: contents is not specified\n',
+    );
+  const badRole = contents.find(
+    (content) => content.role !== undefined && content.role !== 'user' && content.role !== 'model',
+  );
   if (badRole) return geminiError(400, 'INVALID_ARGUMENT', `Please use a valid role: user, model.`);
   return undefined;
 }
 
-export function geminiError(code: number, status: string, message: string, details?: unknown[], headers: Record<string, string> = {}): UpstreamHandler {
-  return (_request, response) => json(response, code, { error: { code, message, status, ...(details ? { details } : {}) } }, headers);
+export function geminiError(
+  code: number,
+  status: string,
+  message: string,
+  details?: unknown[],
+  headers: Record<string, string> = {},
+): UpstreamHandler {
+  return (_request, response) =>
+    json(
+      response,
+      code,
+      { error: { code, message, status, ...(details ? { details } : {}) } },
+      headers,
+    );
 }
 
 /** 429 with the RetryInfo detail Google sends instead of a Retry-After header. */
 export const rateLimited = (retryDelaySeconds = 1): UpstreamHandler =>
-  geminiError(429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota, please check your plan and billing details.', [
-    { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retryDelaySeconds}s` },
-  ]);
+  geminiError(
+    429,
+    'RESOURCE_EXHAUSTED',
+    'You exceeded your current quota, please check your plan and billing details.',
+    [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retryDelaySeconds}s` }],
+  );
 
-export const unavailable = (): UpstreamHandler => geminiError(503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.');
+export const unavailable = (): UpstreamHandler =>
+  geminiError(503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.');
 
 export const internalError = (): UpstreamHandler =>
-  geminiError(500, 'INTERNAL', 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting');
+  geminiError(
+    500,
+    'INTERNAL',
+    'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting',
+  );
 
-export const invalidArgument = (message = 'Invalid value at \'generation_config.temperature\' (TYPE_FLOAT), "hot"'): UpstreamHandler =>
-  geminiError(400, 'INVALID_ARGUMENT', message);
+export const invalidArgument = (
+  message = 'Invalid value at \'generation_config.temperature\' (TYPE_FLOAT), "hot"',
+): UpstreamHandler => geminiError(400, 'INVALID_ARGUMENT', message);
 
 /** A JSON answer or a stream, whichever endpoint the request called. */
 export function geminiAnswer(script: GeminiScript): UpstreamHandler {
   return (request, response) => {
-    if (PATH.exec(request.path)?.[2] !== 'streamGenerateContent') return json(response, 200, wholeAnswer(script, request));
+    if (PATH.exec(request.path)?.[2] !== 'streamGenerateContent')
+      return json(response, 200, wholeAnswer(script, request));
     // Without alt=sse the API streams one JSON array instead of events.
-    if (!/[?&]alt=sse(&|$)/.test(request.path)) return json(response, 200, streamChunks(script, request));
+    if (!/[?&]alt=sse(&|$)/.test(request.path))
+      return json(response, 200, streamChunks(script, request));
     return streamAnswer(script, request, response);
   };
 }
@@ -108,7 +158,8 @@ function usageOf(script: GeminiScript) {
   const usage = { promptTokenCount: 9, candidatesTokenCount: 12, ...script.usage };
   return {
     ...usage,
-    totalTokenCount: usage.promptTokenCount + usage.candidatesTokenCount + (usage.thoughtsTokenCount ?? 0),
+    totalTokenCount:
+      usage.promptTokenCount + usage.candidatesTokenCount + (usage.thoughtsTokenCount ?? 0),
     promptTokensDetails: [{ modality: 'TEXT', tokenCount: usage.promptTokenCount }],
   };
 }
@@ -144,20 +195,34 @@ function streamChunks(script: GeminiScript, request: RecordedRequest): unknown[]
   const chunks: unknown[] = pieces.map((text, index) => ({
     candidates: [{ content: { parts: [{ text }], role: 'model' }, index: 0 }],
     // Every chunk carries usage so far; only the last one's counts are final.
-    usageMetadata: { ...usage, candidatesTokenCount: index + 1, totalTokenCount: usage.promptTokenCount + index + 1 },
+    usageMetadata: {
+      ...usage,
+      candidatesTokenCount: index + 1,
+      totalTokenCount: usage.promptTokenCount + index + 1,
+    },
     ...base,
   }));
   const calls = callParts(script);
   // The finish reason rides on the last text chunk, or on a chunk of its own after the calls.
   chunks.push({
-    candidates: [{ content: { parts: calls.length > 0 ? calls : [{ text: '' }], role: 'model' }, finishReason: script.finishReason ?? 'STOP', index: 0 }],
+    candidates: [
+      {
+        content: { parts: calls.length > 0 ? calls : [{ text: '' }], role: 'model' },
+        finishReason: script.finishReason ?? 'STOP',
+        index: 0,
+      },
+    ],
     usageMetadata: usage,
     ...base,
   });
   return chunks;
 }
 
-async function streamAnswer(script: GeminiScript, request: RecordedRequest, response: ServerResponse): Promise<void> {
+async function streamAnswer(
+  script: GeminiScript,
+  request: RecordedRequest,
+  response: ServerResponse,
+): Promise<void> {
   const chunking = script.chunking ?? 'whole';
   const chunks = streamChunks(script, request);
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -167,7 +232,13 @@ async function streamAnswer(script: GeminiScript, request: RecordedRequest, resp
     if (index > 0) await sleep(script.delayMs ?? 0);
     if (response.destroyed) return;
     if (script.errorAfter === index) {
-      const error = { error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } };
+      const error = {
+        error: {
+          code: 503,
+          message: 'The model is overloaded. Please try again later.',
+          status: 'UNAVAILABLE',
+        },
+      };
       await writeFrame(response, `data: ${JSON.stringify(error)}\r\n\r\n`, chunking);
       return void response.end();
     }

@@ -7,7 +7,11 @@ export interface RecordedRequest {
   body: any;
 }
 
-export type UpstreamHandler = (request: RecordedRequest, response: ServerResponse, raw: IncomingMessage) => void | Promise<void>;
+export type UpstreamHandler = (
+  request: RecordedRequest,
+  response: ServerResponse,
+  raw: IncomingMessage,
+) => void | Promise<void>;
 
 /**
  * A real HTTP server speaking OpenAI's chat-completions wire format, standing in for a provider.
@@ -69,7 +73,11 @@ export class FakeOpenAiUpstream {
     const chunks: Buffer[] = [];
     for await (const chunk of raw) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
-    const request: RecordedRequest = { path: raw.url ?? '', headers: raw.headers, body: text ? JSON.parse(text) : undefined };
+    const request: RecordedRequest = {
+      path: raw.url ?? '',
+      headers: raw.headers,
+      body: text ? JSON.parse(text) : undefined,
+    };
     this.requests.push(request);
     response.on('close', () => {
       if (!response.writableFinished) {
@@ -82,7 +90,11 @@ export class FakeOpenAiUpstream {
   }
 }
 
-export function completion(content: string, usage = { prompt_tokens: 9, completion_tokens: 12 }, finishReason = 'stop'): UpstreamHandler {
+export function completion(
+  content: string,
+  usage = { prompt_tokens: 9, completion_tokens: 12 },
+  finishReason = 'stop',
+): UpstreamHandler {
   return (request, response) => {
     json(response, 200, {
       id: 'chatcmpl-upstream123',
@@ -90,13 +102,24 @@ export function completion(content: string, usage = { prompt_tokens: 9, completi
       created: 1_700_000_000,
       model: request.body?.model,
       system_fingerprint: 'fp_test',
-      choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: finishReason }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content, refusal: null },
+          logprobs: null,
+          finish_reason: finishReason,
+        },
+      ],
       usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
     });
   };
 }
 
-export function errorResponse(status: number, body: unknown, headers: Record<string, string> = {}): UpstreamHandler {
+export function errorResponse(
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): UpstreamHandler {
   return (_request, response) => json(response, status, body, headers);
 }
 
@@ -123,11 +146,18 @@ export interface StreamScript {
 /** A streamed answer exactly as OpenAI sends it: role chunk, content chunks, finish, usage, [DONE]. */
 export function streamAnswer(script: StreamScript): UpstreamHandler {
   return async (request, response) => {
-    const base = { id: 'chatcmpl-upstreamstream', object: 'chat.completion.chunk', created: 1_700_000_000, model: request.body?.model };
+    const base = {
+      id: 'chatcmpl-upstreamstream',
+      object: 'chat.completion.chunk',
+      created: 1_700_000_000,
+      model: request.body?.model,
+    };
     const wantsUsage = request.body?.stream_options?.include_usage === true;
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const write = async (payload: unknown) => {
-      const frame = Buffer.from(`data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`);
+      const frame = Buffer.from(
+        `data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`,
+      );
       if (!script.splitBytes) return void response.write(frame);
       for (const byte of frame) {
         response.write(Buffer.from([byte]));
@@ -135,30 +165,63 @@ export function streamAnswer(script: StreamScript): UpstreamHandler {
       }
     };
     await sleep(script.firstByteDelayMs ?? 0);
-    await write({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }], usage: null });
+    await write({
+      ...base,
+      choices: [
+        {
+          index: 0,
+          delta: { role: 'assistant', content: '' },
+          logprobs: null,
+          finish_reason: null,
+        },
+      ],
+      usage: null,
+    });
     for (const [index, piece] of script.pieces.entries()) {
       // Sleeping first also lets Node flush the corked writes: a cut in the same tick would
       // discard them, and the gateway would see the connection fail before any token.
       if (index > 0) await sleep(script.delayMs ?? 0);
       if (response.destroyed) return;
       if (script.errorAfter === index) {
-        await write({ error: { message: 'The server had an error while processing your request.', type: 'server_error' } });
+        await write({
+          error: {
+            message: 'The server had an error while processing your request.',
+            type: 'server_error',
+          },
+        });
         return void response.end();
       }
       if (script.cutAfter === index) return void response.socket?.destroy();
-      await write({ ...base, choices: [{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }], usage: null });
+      await write({
+        ...base,
+        choices: [{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }],
+        usage: null,
+      });
     }
-    await write({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }], usage: null });
+    await write({
+      ...base,
+      choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }],
+      usage: null,
+    });
     if (wantsUsage) {
       const usage = script.usage ?? { prompt_tokens: 7, completion_tokens: script.pieces.length };
-      await write({ ...base, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } });
+      await write({
+        ...base,
+        choices: [],
+        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      });
     }
     await write('[DONE]');
     response.end();
   };
 }
 
-function json(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function json(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify(body));
 }

@@ -13,7 +13,10 @@ export interface RecordedRequest {
   body: any;
 }
 
-export type UpstreamHandler = (request: RecordedRequest, response: ServerResponse) => void | Promise<void>;
+export type UpstreamHandler = (
+  request: RecordedRequest,
+  response: ServerResponse,
+) => void | Promise<void>;
 
 export interface ScriptedUpstreamOptions {
   /** Checked before any scripted handler: returns a handler (the provider's own refusal) or undefined to go on. */
@@ -79,7 +82,12 @@ export class ScriptedUpstream {
     } catch {
       // Kept as text: the gate answers a malformed body the way the provider would.
     }
-    const request: RecordedRequest = { method: raw.method ?? 'GET', path: raw.url ?? '', headers: raw.headers, body };
+    const request: RecordedRequest = {
+      method: raw.method ?? 'GET',
+      path: raw.url ?? '',
+      headers: raw.headers,
+      body,
+    };
     this.requests.push(request);
     response.on('close', () => {
       if (!response.writableFinished) {
@@ -92,7 +100,12 @@ export class ScriptedUpstream {
   }
 }
 
-export function json(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function json(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify(body));
 }
@@ -117,7 +130,12 @@ export function awkwardPieces(frame: Buffer): Buffer[] {
   const cuts = new Set<number>();
   for (let i = 0; i < frame.length; i++) {
     const atLineStart = i === 0 || frame[i - 1] === 0x0a;
-    if (atLineStart && (frame.subarray(i, i + 6).toString() === 'event:' || frame.subarray(i, i + 5).toString() === 'data:')) cuts.add(i + 3);
+    if (
+      atLineStart &&
+      (frame.subarray(i, i + 6).toString() === 'event:' ||
+        frame.subarray(i, i + 5).toString() === 'data:')
+    )
+      cuts.add(i + 3);
     if (frame[i] === 0x0d && frame[i + 1] === 0x0a) cuts.add(i + 1);
     // A lead byte (11xxxxxx) starts a multi-byte character: cut right after it.
     if ((frame[i] & 0xc0) === 0xc0) cuts.add(i + 1);
@@ -134,9 +152,18 @@ export function awkwardPieces(frame: Buffer): Buffer[] {
 }
 
 /** Writes one SSE frame with the chosen chunking; pauses between pieces so they reach the socket apart. */
-export async function writeFrame(response: ServerResponse, frame: string, chunking: Chunking): Promise<void> {
+export async function writeFrame(
+  response: ServerResponse,
+  frame: string,
+  chunking: Chunking,
+): Promise<void> {
   const bytes = Buffer.from(frame);
-  const pieces = chunking === 'whole' ? [bytes] : chunking === 'bytes' ? [...bytes].map((byte) => Buffer.from([byte])) : awkwardPieces(bytes);
+  const pieces =
+    chunking === 'whole'
+      ? [bytes]
+      : chunking === 'bytes'
+        ? [...bytes].map((byte) => Buffer.from([byte]))
+        : awkwardPieces(bytes);
   for (const [index, piece] of pieces.entries()) {
     if (response.destroyed) return;
     if (index > 0) await sleep(1);

@@ -23,7 +23,8 @@ export async function call(method, path, body) {
   });
   if (response.status === 204) return null;
   const payload = await response.json().catch(() => null);
-  if (!response.ok) throw new ApiError(response.status, payload?.error, response.headers.get('Retry-After'));
+  if (!response.ok)
+    throw new ApiError(response.status, payload?.error, response.headers.get('Retry-After'));
   return payload;
 }
 

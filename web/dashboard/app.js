@@ -20,13 +20,25 @@ function show(...nodes) {
 
 function renderSignIn(message) {
   header.hidden = true;
-  const input = h('input', { id: 'admin-key', name: 'admin-key', type: 'password', autocomplete: 'current-password', required: true });
+  const input = h('input', {
+    id: 'admin-key',
+    name: 'admin-key',
+    type: 'password',
+    autocomplete: 'current-password',
+    required: true,
+  });
   const error = h('p', { class: 'error', role: 'alert' }, message ?? '');
-  const form = h('form', { class: 'card narrow', 'aria-labelledby': 'sign-in-title' },
+  const form = h(
+    'form',
+    { class: 'card narrow', 'aria-labelledby': 'sign-in-title' },
     h('h1', { id: 'sign-in-title' }, 'Sign in to the gateway dashboard'),
     h('label', { for: 'admin-key' }, 'Admin key'),
     input,
-    h('p', { class: 'hint' }, 'The value of ADMIN_API_KEY. It is exchanged for a session cookie and not stored in the browser.'),
+    h(
+      'p',
+      { class: 'hint' },
+      'The value of ADMIN_API_KEY. It is exchanged for a session cookie and not stored in the browser.',
+    ),
     error,
     h('button', { type: 'submit' }, 'Sign in'),
   );
@@ -39,7 +51,8 @@ function renderSignIn(message) {
       input.value = '';
       await route();
     } catch (failure) {
-      error.textContent = failure.status === 401 ? 'That admin key is not correct.' : failure.message;
+      error.textContent =
+        failure.status === 401 ? 'That admin key is not correct.' : failure.message;
     }
   });
   show(form);
@@ -67,7 +80,8 @@ function handleError(error) {
     signedIn = false;
     return renderSignIn('Your session ended. Sign in again.');
   }
-  if (error instanceof ApiError && error.status === 429) return toast(`Too many requests: retry in ${error.retryAfter ?? 'a few'} s.`);
+  if (error instanceof ApiError && error.status === 429)
+    return toast(`Too many requests: retry in ${error.retryAfter ?? 'a few'} s.`);
   toast(error.message);
 }
 

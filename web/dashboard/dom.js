@@ -10,7 +10,7 @@ export function h(tag, props = {}, ...children) {
   }
   for (const child of children.flat()) {
     if (child === undefined || child === null || child === false) continue;
-    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    el.append(child instanceof window.Node ? child : document.createTextNode(String(child)));
   }
   return el;
 }
@@ -18,7 +18,9 @@ export function h(tag, props = {}, ...children) {
 export function toast(message) {
   const box = document.getElementById('toast');
   box.textContent = message;
-  setTimeout(() => { if (box.textContent === message) box.textContent = ''; }, 4000);
+  setTimeout(() => {
+    if (box.textContent === message) box.textContent = '';
+  }, 4000);
 }
 
 export async function copy(text) {
@@ -31,7 +33,11 @@ export async function copy(text) {
 }
 
 export function copyButton(label, text) {
-  return h('button', { type: 'button', class: 'secondary', 'aria-label': label, onclick: () => copy(text) }, 'Copy');
+  return h(
+    'button',
+    { type: 'button', class: 'secondary', 'aria-label': label, onclick: () => copy(text) },
+    'Copy',
+  );
 }
 
 export function formatDate(iso) {

@@ -8,31 +8,56 @@ function limits(key) {
   const parts = [];
   if (key.rpm_limit !== null) parts.push(`${key.rpm_limit} rpm`);
   if (key.tpm_limit !== null) parts.push(`${key.tpm_limit} tpm`);
-  if (key.token_budget !== null) parts.push(`${key.token_budget} tokens/${key.budget_period ?? 'month'}`);
+  if (key.token_budget !== null)
+    parts.push(`${key.token_budget} tokens/${key.budget_period ?? 'month'}`);
   return parts.length ? parts.join(', ') : 'defaults';
 }
 
 /** The one-time secret of a created or rotated key. */
 function secretPanel(title, secret) {
-  return h('section', { class: 'card secret', 'aria-labelledby': 'secret-title', tabindex: '-1' },
+  return h(
+    'section',
+    { class: 'card secret', 'aria-labelledby': 'secret-title', tabindex: '-1' },
     h('h2', { id: 'secret-title' }, title),
     h('p', {}, 'Copy it now: it is shown only once and cannot be recovered.'),
-    h('div', { class: 'row' }, h('code', { id: 'new-secret', class: 'big' }, secret), copyButton('Copy secret', secret)),
+    h(
+      'div',
+      { class: 'row' },
+      h('code', { id: 'new-secret', class: 'big' }, secret),
+      copyButton('Copy secret', secret),
+    ),
   );
 }
 
 function createForm(models, onCreated, onError) {
-  const field = (label, input) => h('div', { class: 'field' }, h('label', { for: input.id }, label), input);
-  const name = h('input', { id: 'key-name', name: 'name', required: true, maxlength: 200, autocomplete: 'off' });
+  const field = (label, input) =>
+    h('div', { class: 'field' }, h('label', { for: input.id }, label), input);
+  const name = h('input', {
+    id: 'key-name',
+    name: 'name',
+    required: true,
+    maxlength: 200,
+    autocomplete: 'off',
+  });
   const rpm = h('input', { id: 'key-rpm', type: 'number', min: 0, inputmode: 'numeric' });
   const tpm = h('input', { id: 'key-tpm', type: 'number', min: 0, inputmode: 'numeric' });
   const budget = h('input', { id: 'key-budget', type: 'number', min: 1, inputmode: 'numeric' });
-  const period = h('select', { id: 'key-period' }, ['', 'day', 'week', 'month'].map((p) => h('option', { value: p }, p || 'default')));
+  const period = h(
+    'select',
+    { id: 'key-period' },
+    ['', 'day', 'week', 'month'].map((p) => h('option', { value: p }, p || 'default')),
+  );
   const expires = h('input', { id: 'key-expires', type: 'datetime-local' });
-  const modelBoxes = models.map((model) => h('input', { type: 'checkbox', value: model, id: `model-${model}` }));
-  const form = h('form', { class: 'card', 'aria-labelledby': 'create-title' },
+  const modelBoxes = models.map((model) =>
+    h('input', { type: 'checkbox', value: model, id: `model-${model}` }),
+  );
+  const form = h(
+    'form',
+    { class: 'card', 'aria-labelledby': 'create-title' },
     h('h2', { id: 'create-title' }, 'Create a key'),
-    h('div', { class: 'grid' },
+    h(
+      'div',
+      { class: 'grid' },
       field('Name', name),
       field('Requests per minute', rpm),
       field('Tokens per minute', tpm),
@@ -40,7 +65,9 @@ function createForm(models, onCreated, onError) {
       field('Budget period', period),
       field('Expires at', expires),
     ),
-    h('fieldset', {},
+    h(
+      'fieldset',
+      {},
       h('legend', {}, 'Allowed models (none checked: all)'),
       modelBoxes.map((box) => h('label', { class: 'check', for: box.id }, box, box.value)),
     ),
@@ -74,8 +101,13 @@ export async function renderKeys({ show, onError }, secret) {
   const rerender = (newSecret) => renderKeys({ show, onError }, newSecret).catch(onError);
 
   const search = h('input', { id: 'key-search', type: 'search', value: state.search });
-  const searchForm = h('form', { role: 'search', class: 'row' },
-    h('label', { for: 'key-search' }, 'Search keys'), search, h('button', { type: 'submit', class: 'secondary' }, 'Search'));
+  const searchForm = h(
+    'form',
+    { role: 'search', class: 'row' },
+    h('label', { for: 'key-search' }, 'Search keys'),
+    search,
+    h('button', { type: 'submit', class: 'secondary' }, 'Search'),
+  );
   searchForm.addEventListener('submit', (event) => {
     event.preventDefault();
     state.search = search.value.trim();
@@ -94,7 +126,9 @@ export async function renderKeys({ show, onError }, secret) {
   };
 
   const rows = list.data.map((key) =>
-    h('tr', {},
+    h(
+      'tr',
+      {},
       h('th', { scope: 'row' }, key.name),
       h('td', {}, h('code', {}, `${key.key_prefix}…`)),
       h('td', {}, h('span', { class: `badge ${key.status}` }, key.status)),
@@ -102,37 +136,129 @@ export async function renderKeys({ show, onError }, secret) {
       h('td', {}, key.allowed_models.length ? key.allowed_models.join(', ') : 'all'),
       h('td', {}, formatDate(key.expires_at)),
       h('td', {}, formatDate(key.last_used_at)),
-      h('td', { class: 'actions' },
-        key.status === 'revoked' ? null : h('button', {
-          type: 'button', class: 'secondary', 'aria-label': `Rotate ${key.name}`,
-          onclick: () => act(`Rotate ${key.name}? The old secret keeps working for one hour.`, 'POST', `/keys/${key.id}/rotate`, {}, (rotated) => rerender({ title: `New secret for ${rotated.name}`, secret: rotated.secret })),
-        }, 'Rotate'),
-        key.status === 'revoked' ? null : h('button', {
-          type: 'button', class: 'danger', 'aria-label': `Revoke ${key.name}`,
-          onclick: () => act(`Revoke ${key.name}? Clients using it are refused from now on.`, 'POST', `/keys/${key.id}/revoke`, undefined, () => { toast(`${key.name} revoked.`); rerender(); }),
-        }, 'Revoke'),
+      h(
+        'td',
+        { class: 'actions' },
+        key.status === 'revoked'
+          ? null
+          : h(
+              'button',
+              {
+                type: 'button',
+                class: 'secondary',
+                'aria-label': `Rotate ${key.name}`,
+                onclick: () =>
+                  act(
+                    `Rotate ${key.name}? The old secret keeps working for one hour.`,
+                    'POST',
+                    `/keys/${key.id}/rotate`,
+                    {},
+                    (rotated) =>
+                      rerender({ title: `New secret for ${rotated.name}`, secret: rotated.secret }),
+                  ),
+              },
+              'Rotate',
+            ),
+        key.status === 'revoked'
+          ? null
+          : h(
+              'button',
+              {
+                type: 'button',
+                class: 'danger',
+                'aria-label': `Revoke ${key.name}`,
+                onclick: () =>
+                  act(
+                    `Revoke ${key.name}? Clients using it are refused from now on.`,
+                    'POST',
+                    `/keys/${key.id}/revoke`,
+                    undefined,
+                    () => {
+                      toast(`${key.name} revoked.`);
+                      rerender();
+                    },
+                  ),
+              },
+              'Revoke',
+            ),
       ),
-    ));
+    ),
+  );
 
   const pages = Math.max(1, Math.ceil(list.total / list.per_page));
-  const pager = h('nav', { 'aria-label': 'Key pages', class: 'row' },
-    h('button', { type: 'button', class: 'secondary', disabled: state.page <= 1, onclick: () => { state.page -= 1; rerender(); } }, 'Previous page'),
+  const pager = h(
+    'nav',
+    { 'aria-label': 'Key pages', class: 'row' },
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        disabled: state.page <= 1,
+        onclick: () => {
+          state.page -= 1;
+          rerender();
+        },
+      },
+      'Previous page',
+    ),
     h('span', {}, `Page ${list.page} of ${pages} (${list.total} keys)`),
-    h('button', { type: 'button', class: 'secondary', disabled: state.page >= pages, onclick: () => { state.page += 1; rerender(); } }, 'Next page'),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        disabled: state.page >= pages,
+        onclick: () => {
+          state.page += 1;
+          rerender();
+        },
+      },
+      'Next page',
+    ),
   );
 
   const panel = secret ? secretPanel(secret.title, secret.secret) : null;
   show(
     h('h1', {}, 'Keys'),
     panel,
-    createForm(list.models, (created) => rerender({ title: `Secret of ${created.name}`, secret: created.secret }), onError),
-    h('section', { class: 'card', 'aria-labelledby': 'list-title' },
+    createForm(
+      list.models,
+      (created) => rerender({ title: `Secret of ${created.name}`, secret: created.secret }),
+      onError,
+    ),
+    h(
+      'section',
+      { class: 'card', 'aria-labelledby': 'list-title' },
       h('h2', { id: 'list-title' }, 'Virtual keys'),
       searchForm,
-      h('div', { class: 'scroll' }, h('table', {},
-        h('thead', {}, h('tr', {}, ['Name', 'Prefix', 'Status', 'Limits', 'Models', 'Expires', 'Last used', 'Actions'].map((c) => h('th', { scope: 'col' }, c)))),
-        h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { colspan: 8 }, 'No keys.'))),
-      )),
+      h(
+        'div',
+        { class: 'scroll' },
+        h(
+          'table',
+          {},
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              [
+                'Name',
+                'Prefix',
+                'Status',
+                'Limits',
+                'Models',
+                'Expires',
+                'Last used',
+                'Actions',
+              ].map((c) => h('th', { scope: 'col' }, c)),
+            ),
+          ),
+          h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { colspan: 8 }, 'No keys.'))),
+        ),
+      ),
       pager,
     ),
   );

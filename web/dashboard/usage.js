@@ -13,14 +13,28 @@ const METRICS = [
   { field: 'errors', title: 'Errors' },
   { field: 'avg_latency_ms', title: 'Mean latency (ms)' },
 ];
-const COLORS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#be185d', '#4d7c0f'];
+const COLORS = [
+  '#2563eb',
+  '#dc2626',
+  '#16a34a',
+  '#9333ea',
+  '#ea580c',
+  '#0891b2',
+  '#be185d',
+  '#4d7c0f',
+];
 const state = { range: '24h', groupBy: 'key' };
 
 /** Per-group series on every bucket of the range (seconds), 0 where a group had no requests. */
 function alignedData(data, groups, field) {
   const step = data.bucket_seconds;
   const times = [];
-  for (let t = Math.floor(Date.parse(data.from) / 1000 / step) * step; t < Date.parse(data.to) / 1000; t += step) times.push(t);
+  for (
+    let t = Math.floor(Date.parse(data.from) / 1000 / step) * step;
+    t < Date.parse(data.to) / 1000;
+    t += step
+  )
+    times.push(t);
   const columns = groups.map((g) => {
     const byTime = new Map(g.points.map((p) => [Date.parse(p.t) / 1000, p[field]]));
     return times.map((t) => byTime.get(t) ?? (field === 'avg_latency_ms' ? null : 0));
@@ -34,19 +48,48 @@ function chart(container, title, data, groups, field) {
     title,
     width,
     height: 220,
-    series: [{}, ...groups.map((g, i) => ({ label: g.name, stroke: COLORS[i % COLORS.length], width: 2, points: { show: true } }))],
-    scales: { x: { time: true, range: [Date.parse(data.from) / 1000, Date.parse(data.to) / 1000] }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+    series: [
+      {},
+      ...groups.map((g, i) => ({
+        label: g.name,
+        stroke: COLORS[i % COLORS.length],
+        width: 2,
+        points: { show: true },
+      })),
+    ],
+    scales: {
+      x: { time: true, range: [Date.parse(data.from) / 1000, Date.parse(data.to) / 1000] },
+      y: { range: (_u, _min, max) => [0, Math.max(1, max)] },
+    },
     axes: [{}, { size: 60 }],
   };
   return new window.uPlot(options, alignedData(data, groups, field), container);
 }
 
 function toCsv(data) {
-  const lines = ['time,group_by,group,requests,errors,prompt_tokens,completion_tokens,total_tokens,avg_latency_ms'];
+  const lines = [
+    'time,group_by,group,requests,errors,prompt_tokens,completion_tokens,total_tokens,avg_latency_ms',
+  ];
   const quote = (value) => `"${String(value).replaceAll('"', '""')}"`;
-  for (const [groupBy, groups] of [['key', data.by_key], ['model', data.by_model]]) {
+  for (const [groupBy, groups] of [
+    ['key', data.by_key],
+    ['model', data.by_model],
+  ]) {
     for (const g of groups) {
-      for (const p of g.points) lines.push([p.t, groupBy, quote(g.name), p.requests, p.errors, p.prompt_tokens, p.completion_tokens, p.total_tokens, p.avg_latency_ms].join(','));
+      for (const p of g.points)
+        lines.push(
+          [
+            p.t,
+            groupBy,
+            quote(g.name),
+            p.requests,
+            p.errors,
+            p.prompt_tokens,
+            p.completion_tokens,
+            p.total_tokens,
+            p.avg_latency_ms,
+          ].join(','),
+        );
     }
   }
   return `${lines.join('\n')}\n`;
@@ -56,41 +99,113 @@ export async function renderUsage({ show, onError }) {
   const range = RANGES.find((r) => r.value === state.range);
   const to = new Date();
   const from = new Date(to.getTime() - range.ms);
-  const data = await call('GET', `/usage?${new URLSearchParams({ from: from.toISOString(), to: to.toISOString() })}`);
+  const data = await call(
+    'GET',
+    `/usage?${new URLSearchParams({ from: from.toISOString(), to: to.toISOString() })}`,
+  );
   const groups = state.groupBy === 'key' ? data.by_key : data.by_model;
   const rerender = () => renderUsage({ show, onError }).catch(onError);
 
-  const rangeSelect = h('select', { id: 'usage-range', onchange: (e) => { state.range = e.target.value; rerender(); } },
-    RANGES.map((r) => h('option', { value: r.value, selected: r.value === state.range }, r.label)));
-  const groupSelect = h('select', { id: 'usage-group', onchange: (e) => { state.groupBy = e.target.value; rerender(); } },
+  const rangeSelect = h(
+    'select',
+    {
+      id: 'usage-range',
+      onchange: (e) => {
+        state.range = e.target.value;
+        rerender();
+      },
+    },
+    RANGES.map((r) => h('option', { value: r.value, selected: r.value === state.range }, r.label)),
+  );
+  const groupSelect = h(
+    'select',
+    {
+      id: 'usage-group',
+      onchange: (e) => {
+        state.groupBy = e.target.value;
+        rerender();
+      },
+    },
     h('option', { value: 'key', selected: state.groupBy === 'key' }, 'Per key'),
-    h('option', { value: 'model', selected: state.groupBy === 'model' }, 'Per model'));
+    h('option', { value: 'model', selected: state.groupBy === 'model' }, 'Per model'),
+  );
   const csvUrl = URL.createObjectURL(new Blob([toCsv(data)], { type: 'text/csv' }));
-  const controls = h('div', { class: 'row' },
-    h('label', { for: 'usage-range' }, 'Time range'), rangeSelect,
-    h('label', { for: 'usage-group' }, 'Group'), groupSelect,
-    h('a', { href: csvUrl, download: `gateway-usage-${from.toISOString().slice(0, 10)}.csv`, class: 'button secondary' }, 'Export CSV'),
+  const controls = h(
+    'div',
+    { class: 'row' },
+    h('label', { for: 'usage-range' }, 'Time range'),
+    rangeSelect,
+    h('label', { for: 'usage-group' }, 'Group'),
+    groupSelect,
+    h(
+      'a',
+      {
+        href: csvUrl,
+        download: `gateway-usage-${from.toISOString().slice(0, 10)}.csv`,
+        class: 'button secondary',
+      },
+      'Export CSV',
+    ),
   );
 
   const totals = groups.map((g) => {
     const sum = (field) => g.points.reduce((total, p) => total + p[field], 0);
     const requests = sum('requests');
-    const latency = requests ? Math.round(g.points.reduce((t, p) => t + p.avg_latency_ms * p.requests, 0) / requests) : 0;
-    return h('tr', {}, h('th', { scope: 'row' }, g.name), h('td', {}, requests), h('td', {}, sum('total_tokens')), h('td', {}, sum('errors')), h('td', {}, latency));
+    const latency = requests
+      ? Math.round(g.points.reduce((t, p) => t + p.avg_latency_ms * p.requests, 0) / requests)
+      : 0;
+    return h(
+      'tr',
+      {},
+      h('th', { scope: 'row' }, g.name),
+      h('td', {}, requests),
+      h('td', {}, sum('total_tokens')),
+      h('td', {}, sum('errors')),
+      h('td', {}, latency),
+    );
   });
   const chartBoxes = METRICS.map(() => h('div', { class: 'chart' }));
   show(
     h('h1', {}, 'Usage'),
-    h('section', { class: 'card', 'aria-labelledby': 'usage-title' },
-      h('h2', { id: 'usage-title' }, `${range.label}, ${state.groupBy === 'key' ? 'per key' : 'per model'}`),
+    h(
+      'section',
+      { class: 'card', 'aria-labelledby': 'usage-title' },
+      h(
+        'h2',
+        { id: 'usage-title' },
+        `${range.label}, ${state.groupBy === 'key' ? 'per key' : 'per model'}`,
+      ),
       controls,
-      h('table', { id: 'usage-totals' },
+      h(
+        'table',
+        { id: 'usage-totals' },
         h('caption', {}, `Totals, in buckets of ${Math.round(data.bucket_seconds / 60)} min`),
-        h('thead', {}, h('tr', {}, [state.groupBy === 'key' ? 'Key' : 'Model', 'Requests', 'Tokens', 'Errors', 'Mean latency (ms)'].map((c) => h('th', { scope: 'col' }, c)))),
-        h('tbody', {}, totals.length ? totals : h('tr', {}, h('td', { colspan: 5 }, 'No requests in this range.'))),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            [
+              state.groupBy === 'key' ? 'Key' : 'Model',
+              'Requests',
+              'Tokens',
+              'Errors',
+              'Mean latency (ms)',
+            ].map((c) => h('th', { scope: 'col' }, c)),
+          ),
+        ),
+        h(
+          'tbody',
+          {},
+          totals.length
+            ? totals
+            : h('tr', {}, h('td', { colspan: 5 }, 'No requests in this range.')),
+        ),
       ),
     ),
     h('section', { class: 'card charts', 'aria-label': 'Usage charts' }, chartBoxes),
   );
-  if (groups.length) METRICS.forEach((metric, i) => chart(chartBoxes[i], metric.title, data, groups, metric.field));
+  if (groups.length)
+    METRICS.forEach((metric, i) => chart(chartBoxes[i], metric.title, data, groups, metric.field));
 }

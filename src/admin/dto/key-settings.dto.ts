@@ -1,34 +1,65 @@
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsISO8601, IsOptional, IsString, Max, Min } from 'class-validator';
-import { BUDGET_PERIODS, type BudgetPeriod, type VirtualKeySettings } from '../../keys/virtual-key.types';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsOptional,
+  IsString,
+  Max,
+  Min,
+} from 'class-validator';
+import {
+  BUDGET_PERIODS,
+  type BudgetPeriod,
+  type VirtualKeySettings,
+} from '../../keys/virtual-key.types';
 
 const INT4_MAX = 2_147_483_647;
 
 /** Key settings on the wire (snake_case). Absent leaves a setting alone; null clears it. */
 export class KeySettingsDto {
   /** ISO 8601 time after which the key stops working. */
-  @IsOptional() @IsISO8601({ strict: true })
+  @IsOptional()
+  @IsISO8601({ strict: true })
   expires_at?: string | null;
 
-  @IsOptional() @IsInt() @Min(0) @Max(INT4_MAX)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(INT4_MAX)
   rpm_limit?: number | null;
 
-  @IsOptional() @IsInt() @Min(0) @Max(INT4_MAX)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(INT4_MAX)
   tpm_limit?: number | null;
 
-  @IsOptional() @IsInt() @Min(1) @Max(INT4_MAX)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(INT4_MAX)
   token_budget?: number | null;
 
-  @IsOptional() @IsIn(BUDGET_PERIODS)
+  @IsOptional()
+  @IsIn(BUDGET_PERIODS)
   budget_period?: BudgetPeriod | null;
 
   /** Public models the key may use; empty or null means all. */
-  @IsOptional() @IsArray() @ArrayMaxSize(100) @IsString({ each: true })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsString({ each: true })
   allowed_models?: string[] | null;
 }
 
 export function toKeySettings(dto: KeySettingsDto): VirtualKeySettings {
   return {
-    expiresAt: dto.expires_at === undefined || dto.expires_at === null ? dto.expires_at : new Date(dto.expires_at),
+    expiresAt:
+      dto.expires_at === undefined || dto.expires_at === null
+        ? dto.expires_at
+        : new Date(dto.expires_at),
     rpmLimit: dto.rpm_limit,
     tpmLimit: dto.tpm_limit,
     tokenBudget: dto.token_budget,

@@ -6,6 +6,9 @@ export const DEFAULT_ROTATION_GRACE_SECONDS = 3600;
 
 export class RotateKeyDto {
   /** How long the replaced secret keeps working; 0 ends it at once. */
-  @IsOptional() @IsInt() @Min(0) @Max(MAX_ROTATION_GRACE_SECONDS)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_ROTATION_GRACE_SECONDS)
   grace_seconds?: number;
 }

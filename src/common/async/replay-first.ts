@@ -5,7 +5,10 @@
  * ends. A generator that is returned before it started never runs its body at all, and would leak
  * whatever it was handed (an open upstream response, an outcome still to record).
  */
-export function replayFirst<T>(first: IteratorResult<T>, generator: AsyncGenerator<T>): AsyncIterableIterator<T> {
+export function replayFirst<T>(
+  first: IteratorResult<T>,
+  generator: AsyncGenerator<T>,
+): AsyncIterableIterator<T> {
   let replay: IteratorResult<T> | undefined = first;
   return {
     [Symbol.asyncIterator]() {

@@ -4,9 +4,21 @@
  * table is generated from the same names.
  */
 export const GATEWAY_ERRORS = {
-  invalid_json: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid JSON.' },
-  invalid_body: { status: 400, type: 'invalid_request_error', message: 'The request body must be a JSON object.' },
-  invalid_parameter: { status: 400, type: 'invalid_request_error', message: 'A request parameter is invalid.' },
+  invalid_json: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The request body is not valid JSON.',
+  },
+  invalid_body: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The request body must be a JSON object.',
+  },
+  invalid_parameter: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'A request parameter is invalid.',
+  },
   upstream_bad_request: {
     status: 400,
     type: 'invalid_request_error',
@@ -27,15 +39,27 @@ export const GATEWAY_ERRORS = {
     type: 'invalid_request_error',
     message: 'No API key provided. Send it as "Authorization: Bearer <key>".',
   },
-  invalid_api_key: { status: 401, type: 'invalid_request_error', message: 'Incorrect API key provided.' },
-  key_revoked: { status: 401, type: 'invalid_request_error', message: 'This API key has been revoked.' },
+  invalid_api_key: {
+    status: 401,
+    type: 'invalid_request_error',
+    message: 'Incorrect API key provided.',
+  },
+  key_revoked: {
+    status: 401,
+    type: 'invalid_request_error',
+    message: 'This API key has been revoked.',
+  },
   key_expired: { status: 401, type: 'invalid_request_error', message: 'This API key has expired.' },
   key_rotated: {
     status: 401,
     type: 'invalid_request_error',
     message: 'This API key was rotated and its grace period has ended. Use the new key.',
   },
-  invalid_admin_key: { status: 401, type: 'invalid_request_error', message: 'Incorrect admin key provided.' },
+  invalid_admin_key: {
+    status: 401,
+    type: 'invalid_request_error',
+    message: 'Incorrect admin key provided.',
+  },
   dashboard_session_required: {
     status: 401,
     type: 'invalid_request_error',
@@ -52,16 +76,36 @@ export const GATEWAY_ERRORS = {
     message: 'Missing or wrong X-CSRF-Token header for this dashboard session.',
   },
   not_found: { status: 404, type: 'invalid_request_error', message: 'Unknown route.' },
-  model_not_found: { status: 404, type: 'invalid_request_error', message: 'The requested model does not exist.' },
-  key_not_found: { status: 404, type: 'invalid_request_error', message: 'No virtual key with this id or name.' },
-  request_timeout: { status: 408, type: 'invalid_request_error', message: 'The request was not received in time.' },
-  key_name_taken: { status: 409, type: 'invalid_request_error', message: 'A virtual key with this name exists.' },
+  model_not_found: {
+    status: 404,
+    type: 'invalid_request_error',
+    message: 'The requested model does not exist.',
+  },
+  key_not_found: {
+    status: 404,
+    type: 'invalid_request_error',
+    message: 'No virtual key with this id or name.',
+  },
+  request_timeout: {
+    status: 408,
+    type: 'invalid_request_error',
+    message: 'The request was not received in time.',
+  },
+  key_name_taken: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'A virtual key with this name exists.',
+  },
   key_already_revoked: {
     status: 409,
     type: 'invalid_request_error',
     message: 'This virtual key is revoked; a revoked key cannot be rotated.',
   },
-  request_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is too large.' },
+  request_too_large: {
+    status: 413,
+    type: 'invalid_request_error',
+    message: 'The request body is too large.',
+  },
   unsupported_media_type: {
     status: 415,
     type: 'invalid_request_error',
@@ -79,15 +123,31 @@ export const GATEWAY_ERRORS = {
   },
   rate_limit_exceeded: { status: 429, type: 'requests', message: 'Rate limit exceeded.' },
   token_rate_limit_exceeded: { status: 429, type: 'tokens', message: 'Token rate limit exceeded.' },
-  budget_exceeded: { status: 429, type: 'insufficient_quota', message: 'The token budget of this API key is spent.' },
+  budget_exceeded: {
+    status: 429,
+    type: 'insufficient_quota',
+    message: 'The token budget of this API key is spent.',
+  },
   upstream_rate_limited: {
     status: 429,
     type: 'rate_limit_error',
     message: 'The model provider is rate limiting requests. Retry later.',
   },
-  headers_too_large: { status: 431, type: 'invalid_request_error', message: 'The request headers are too large.' },
-  internal_error: { status: 500, type: 'server_error', message: 'The gateway had an internal error.' },
-  upstream_error: { status: 502, type: 'upstream_error', message: 'The model provider failed to answer.' },
+  headers_too_large: {
+    status: 431,
+    type: 'invalid_request_error',
+    message: 'The request headers are too large.',
+  },
+  internal_error: {
+    status: 500,
+    type: 'server_error',
+    message: 'The gateway had an internal error.',
+  },
+  upstream_error: {
+    status: 502,
+    type: 'upstream_error',
+    message: 'The model provider failed to answer.',
+  },
   upstream_auth_failed: {
     status: 502,
     type: 'upstream_error',
@@ -104,7 +164,11 @@ export const GATEWAY_ERRORS = {
     message: 'The model provider is overloaded. Retry later.',
   },
   service_unavailable: { status: 503, type: 'server_error', message: 'The service is not ready.' },
-  upstream_timeout: { status: 504, type: 'timeout', message: 'The model provider did not answer in time.' },
+  upstream_timeout: {
+    status: 504,
+    type: 'timeout',
+    message: 'The model provider did not answer in time.',
+  },
 } as const satisfies Record<string, { status: number; type: string; message: string }>;
 
 export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;

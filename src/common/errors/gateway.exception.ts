@@ -2,7 +2,13 @@ import { ErrorSource, errorSource, GATEWAY_ERRORS, GatewayErrorCode } from './ga
 
 export interface OpenAiErrorBody {
   /** OpenAI's four fields, plus `source`: whose failure it is (README "Errors"). */
-  error: { message: string; type: string; param: string | null; code: string | null; source: ErrorSource };
+  error: {
+    message: string;
+    type: string;
+    param: string | null;
+    code: string | null;
+    source: ErrorSource;
+  };
 }
 
 export interface GatewayExceptionOptions {
@@ -34,6 +40,14 @@ export class GatewayException extends Error {
   }
 
   toBody(): OpenAiErrorBody {
-    return { error: { message: this.message, type: this.type, param: this.param, code: this.code, source: errorSource(this.code) } };
+    return {
+      error: {
+        message: this.message,
+        type: this.type,
+        param: this.param,
+        code: this.code,
+        source: errorSource(this.code),
+      },
+    };
   }
 }

@@ -29,57 +29,72 @@ export class UpstreamError extends Error {
 
   /** Worth trying the next deployment: the request itself is not at fault. */
   get retryable(): boolean {
-    return ['rate_limited', 'unavailable', 'timeout', 'upstream_auth', 'invalid_response', 'overloaded', 'upstream_overloaded'].includes(this.kind);
+    return [
+      'rate_limited',
+      'unavailable',
+      'timeout',
+      'upstream_auth',
+      'invalid_response',
+      'overloaded',
+      'upstream_overloaded',
+    ].includes(this.kind);
   }
 
   toGatewayException(): GatewayException {
-    const cause = this;
     switch (this.kind) {
       case 'rate_limited': {
         // Retry-After is what clients (the openai SDK's retries among them) go by on a 429, so there is always one.
         return new GatewayException('upstream_rate_limited', {
-          cause,
+          cause: this,
           headers: { 'retry-after': String(this.options.retryAfterSeconds ?? 1) },
         });
       }
       case 'bad_request':
-        return new GatewayException('upstream_bad_request', { cause });
+        return new GatewayException('upstream_bad_request', { cause: this });
       case 'context_length':
-        return new GatewayException('context_length_exceeded', { cause, param: 'messages' });
+        return new GatewayException('context_length_exceeded', { cause: this, param: 'messages' });
       case 'upstream_auth':
-        return new GatewayException('upstream_auth_failed', { cause });
+        return new GatewayException('upstream_auth_failed', { cause: this });
       case 'timeout':
-        return new GatewayException('upstream_timeout', { cause });
+        return new GatewayException('upstream_timeout', { cause: this });
       case 'overloaded':
         return new GatewayException('gateway_overloaded', {
-          cause,
+          cause: this,
           headers: { 'retry-after': String(this.options.retryAfterSeconds ?? 1) },
         });
       case 'upstream_overloaded':
         return new GatewayException('upstream_overloaded', {
-          cause,
+          cause: this,
           headers: { 'retry-after': String(this.options.retryAfterSeconds ?? 1) },
         });
       case 'unavailable':
       case 'invalid_response':
-        return new GatewayException('upstream_error', { cause });
+        return new GatewayException('upstream_error', { cause: this });
     }
   }
 }
 
 /** Classifies a non-2xx provider answer by status (and body text for context-length errors). */
-export function upstreamErrorFromStatus(status: number, body: string, retryAfterHeader?: string): UpstreamError {
+export function upstreamErrorFromStatus(
+  status: number,
+  body: string,
+  retryAfterHeader?: string,
+): UpstreamError {
   const detail = `HTTP ${status}: ${body.slice(0, 2000)}`;
-  if (status === 401 || status === 403) return new UpstreamError('upstream_auth', detail, { upstreamStatus: status });
+  if (status === 401 || status === 403)
+    return new UpstreamError('upstream_auth', detail, { upstreamStatus: status });
   if (status === 429) {
     return new UpstreamError('rate_limited', detail, {
       upstreamStatus: status,
       retryAfterSeconds: parseRetryAfter(retryAfterHeader),
     });
   }
-  if (status === 408 || status === 504) return new UpstreamError('timeout', detail, { upstreamStatus: status });
+  if (status === 408 || status === 504)
+    return new UpstreamError('timeout', detail, { upstreamStatus: status });
   if (status >= 400 && status < 500 && status !== 404 && status !== 409) {
-    const kind = /context[_ ]length|maximum context|too many tokens/i.test(body) ? 'context_length' : 'bad_request';
+    const kind = /context[_ ]length|maximum context|too many tokens/i.test(body)
+      ? 'context_length'
+      : 'bad_request';
     return new UpstreamError(kind, detail, { upstreamStatus: status });
   }
   return new UpstreamError('unavailable', detail, { upstreamStatus: status });

@@ -1,4 +1,13 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  HttpStatus,
+  Logger,
+  OnApplicationShutdown,
+  Optional,
+} from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
@@ -33,8 +42,12 @@ export class OpenAiExceptionFilter implements ExceptionFilter, OnApplicationShut
   private readonly outages: LogThrottle;
 
   constructor(@Optional() config?: ConfigService) {
-    this.outages = new LogThrottle(config?.get<number>('ERROR_LOG_INTERVAL_MS') ?? 10_000, (code, count, latest) =>
-      this.logger.error(`${code}: ${count} more 503 answer(s) like the one above in the last interval; latest: ${latest}`),
+    this.outages = new LogThrottle(
+      config?.get<number>('ERROR_LOG_INTERVAL_MS') ?? 10_000,
+      (code, count, latest) =>
+        this.logger.error(
+          `${code}: ${count} more 503 answer(s) like the one above in the last interval; latest: ${latest}`,
+        ),
     );
   }
 
@@ -57,13 +70,20 @@ export class OpenAiExceptionFilter implements ExceptionFilter, OnApplicationShut
 
     if (response.headersSent) {
       // A stream already started: its own error frame was written by the SSE writer.
-      this.logger.warn(`request ${requestId}: error after headers were sent: ${describe(exception)}`);
+      this.logger.warn(
+        `request ${requestId}: error after headers were sent: ${describe(exception)}`,
+      );
       if (!response.writableEnded) response.end();
       return;
     }
-    if (error.status >= 500 || exception instanceof UpstreamError || error.cause instanceof UpstreamError) {
+    if (
+      error.status >= 500 ||
+      exception instanceof UpstreamError ||
+      error.cause instanceof UpstreamError
+    ) {
       const line = `request ${requestId} ${request.method} ${request.path}: ${error.code}: ${describe(exception)}`;
-      if (error.status !== HttpStatus.SERVICE_UNAVAILABLE || this.outages.admit(error.code, line)) this.logger.error(line);
+      if (error.status !== HttpStatus.SERVICE_UNAVAILABLE || this.outages.admit(error.code, line))
+        this.logger.error(line);
     }
     for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
     response.status(error.status).json(error.toBody());
@@ -75,9 +95,15 @@ export class OpenAiExceptionFilter implements ExceptionFilter, OnApplicationShut
     if (exception instanceof ThrottlerException) return new GatewayException('rate_limit_exceeded');
     if (exception instanceof HttpException) {
       const code = HTTP_STATUS_CODES[exception.getStatus()];
-      if (code) return new GatewayException(code, { message: code === 'not_found' ? exception.message : undefined });
+      if (code)
+        return new GatewayException(code, {
+          message: code === 'not_found' ? exception.message : undefined,
+        });
     }
-    this.logger.error(`request ${requestId}: unexpected error`, (exception as Error)?.stack ?? String(exception));
+    this.logger.error(
+      `request ${requestId}: unexpected error`,
+      (exception as Error)?.stack ?? String(exception),
+    );
     return new GatewayException('internal_error', {
       message: `The gateway had an internal error. Quote request id ${requestId} when you report it.`,
     });
@@ -86,6 +112,7 @@ export class OpenAiExceptionFilter implements ExceptionFilter, OnApplicationShut
 
 function describe(exception: unknown): string {
   if (exception instanceof UpstreamError) return exception.message;
-  if (exception instanceof GatewayException && exception.cause) return `${exception.message} (${describe(exception.cause)})`;
+  if (exception instanceof GatewayException && exception.cause)
+    return `${exception.message} (${describe(exception.cause)})`;
   return exception instanceof Error ? exception.message : String(exception);
 }

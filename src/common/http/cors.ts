@@ -21,7 +21,10 @@ export function corsOptionsFrom(list: string | undefined): CorsOptions | undefin
     exposedHeaders: [
       'x-request-id',
       'retry-after',
-      ...['limit', 'remaining', 'reset'].flatMap((kind) => [`x-ratelimit-${kind}-requests`, `x-ratelimit-${kind}-tokens`]),
+      ...['limit', 'remaining', 'reset'].flatMap((kind) => [
+        `x-ratelimit-${kind}-requests`,
+        `x-ratelimit-${kind}-tokens`,
+      ]),
       'x-gateway-deployment',
       'x-gateway-attempts',
       'x-gateway-overhead-ms',

@@ -43,15 +43,24 @@ export function jsonBodyMiddleware(limit: string) {
     parse(request, response, (error?: unknown) => {
       if (error) return next(toGatewayException(error));
       const body: unknown = request.body;
-      if (body === null || typeof body !== 'object' || Array.isArray(body)) return next(new GatewayException('invalid_body'));
+      if (body === null || typeof body !== 'object' || Array.isArray(body))
+        return next(new GatewayException('invalid_body'));
       next();
     });
   };
 }
 
-function checkRawBody(_request: unknown, _response: unknown, body: Buffer, encoding: string | null): void {
+function checkRawBody(
+  _request: unknown,
+  _response: unknown,
+  body: Buffer,
+  encoding: string | null,
+): void {
   // JSON between systems is UTF-8 (RFC 8259); the depth scan reads UTF-8 bytes.
-  if (encoding !== null && encoding !== 'utf-8' && encoding !== 'utf8') throw Object.assign(new Error(`unsupported charset ${encoding}`), { type: 'charset.unsupported' });
+  if (encoding !== null && encoding !== 'utf-8' && encoding !== 'utf8')
+    throw Object.assign(new Error(`unsupported charset ${encoding}`), {
+      type: 'charset.unsupported',
+    });
   const violation = findTooDeep(body);
   if (violation) throw new BodyTooDeepError(violation);
 }
@@ -67,9 +76,15 @@ function toGatewayException(error: unknown): unknown {
   }
   const code = type ? BODY_PARSER_ERRORS[type] : undefined;
   // e.g. a Content-Encoding whose body does not decompress: the client's fault, not a bug.
-  if (!code) return status && status >= 400 && status < 500 ? new GatewayException('invalid_body', { message: 'The request body could not be read.' }) : error;
+  if (!code)
+    return status && status >= 400 && status < 500
+      ? new GatewayException('invalid_body', { message: 'The request body could not be read.' })
+      : error;
   // The parser's own message says where the JSON broke; it holds nothing but the client's input.
-  return new GatewayException(code, code === 'invalid_json' ? { message: `The request body is not valid JSON: ${message}` } : {});
+  return new GatewayException(
+    code,
+    code === 'invalid_json' ? { message: `The request body is not valid JSON: ${message}` } : {},
+  );
 }
 
 function hasBody(request: Request): boolean {

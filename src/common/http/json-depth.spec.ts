@@ -9,8 +9,14 @@ describe('findTooDeep', () => {
   });
 
   it('names the place where the nesting goes too deep', () => {
-    expect(scan('{"a":1,"b":[0,{"c":[[1]]}]}')).toEqual({ path: 'b[1].c', problem: 'is nested more than 3 levels deep' });
-    expect(scan('{"x":{"k\\u0065y":[[[]]]}}')).toEqual({ path: 'x.key[0]', problem: 'is nested more than 3 levels deep' });
+    expect(scan('{"a":1,"b":[0,{"c":[[1]]}]}')).toEqual({
+      path: 'b[1].c',
+      problem: 'is nested more than 3 levels deep',
+    });
+    expect(scan('{"x":{"k\\u0065y":[[[]]]}}')).toEqual({
+      path: 'x.key[0]',
+      problem: 'is nested more than 3 levels deep',
+    });
   });
 
   it('reads a 1 MiB body nested half a million levels in one linear pass', () => {

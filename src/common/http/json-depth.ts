@@ -10,7 +10,10 @@ const ARRAY = 1;
  * occur inside a multi-byte character), keeping the key or index of each open level to name the
  * place. Malformed JSON is left to the parser.
  */
-export function findTooDeep(json: Buffer, maxDepth: number = BODY_SHAPE_LIMITS.maxDepth): ShapeViolation | undefined {
+export function findTooDeep(
+  json: Buffer,
+  maxDepth: number = BODY_SHAPE_LIMITS.maxDepth,
+): ShapeViolation | undefined {
   const kinds = new Uint8Array(maxDepth + 1);
   const indexes = new Uint32Array(maxDepth + 1);
   const keyStarts = new Uint32Array(maxDepth + 1);
@@ -45,7 +48,11 @@ export function findTooDeep(json: Buffer, maxDepth: number = BODY_SHAPE_LIMITS.m
         break;
       case 0x7b: // {
       case 0x5b: // [
-        if (depth === maxDepth) return { path: pathAt(json, depth, kinds, indexes, keyStarts, keyEnds), problem: `is nested more than ${maxDepth} levels deep` };
+        if (depth === maxDepth)
+          return {
+            path: pathAt(json, depth, kinds, indexes, keyStarts, keyEnds),
+            problem: `is nested more than ${maxDepth} levels deep`,
+          };
         depth++;
         kinds[depth] = byte === 0x7b ? OBJECT : ARRAY;
         indexes[depth] = 0;
@@ -66,7 +73,14 @@ export function findTooDeep(json: Buffer, maxDepth: number = BODY_SHAPE_LIMITS.m
 }
 
 /** The path of the value being read at `depth`, e.g. `messages[0].content`. */
-function pathAt(json: Buffer, depth: number, kinds: Uint8Array, indexes: Uint32Array, keyStarts: Uint32Array, keyEnds: Uint32Array): string {
+function pathAt(
+  json: Buffer,
+  depth: number,
+  kinds: Uint8Array,
+  indexes: Uint32Array,
+  keyStarts: Uint32Array,
+  keyEnds: Uint32Array,
+): string {
   let path = '';
   for (let level = 1; level <= depth; level++) {
     if (kinds[level] === ARRAY) {

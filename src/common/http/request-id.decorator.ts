@@ -3,5 +3,6 @@ import type { Request } from 'express';
 
 /** The id requestIdMiddleware gave this request. */
 export const RequestId = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): string => context.switchToHttp().getRequest<Request>().id ?? '',
+  (_data: unknown, context: ExecutionContext): string =>
+    context.switchToHttp().getRequest<Request>().id ?? '',
 );

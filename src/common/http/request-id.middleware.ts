@@ -14,9 +14,14 @@ declare module 'express' {
  * Gives every request an id, echoed in `x-request-id`, so a client's bug report can be matched to
  * the gateway's log. A well-formed id from the caller is kept for end-to-end tracing.
  */
-export function requestIdMiddleware(request: Request, response: Response, next: NextFunction): void {
+export function requestIdMiddleware(
+  request: Request,
+  response: Response,
+  next: NextFunction,
+): void {
   const incoming = request.headers['x-request-id'];
-  const id = typeof incoming === 'string' && CLIENT_REQUEST_ID.test(incoming) ? incoming : newRequestId();
+  const id =
+    typeof incoming === 'string' && CLIENT_REQUEST_ID.test(incoming) ? incoming : newRequestId();
   request.id = id;
   response.setHeader('x-request-id', id);
   next();

@@ -7,9 +7,11 @@ export type SetResponseHeaders = (headers: Record<string, string>) => void;
  * Lets a service add headers to the response it does not hold (the handler never takes @Res(),
  * which would bypass interceptors). Headers set after the response started are dropped.
  */
-export const ResponseHeaders = createParamDecorator((_data: unknown, context: ExecutionContext): SetResponseHeaders => {
-  const response = context.switchToHttp().getResponse<Response>();
-  return (headers) => {
-    if (!response.headersSent) response.set(headers);
-  };
-});
+export const ResponseHeaders = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): SetResponseHeaders => {
+    const response = context.switchToHttp().getResponse<Response>();
+    return (headers) => {
+      if (!response.headersSent) response.set(headers);
+    };
+  },
+);

@@ -6,10 +6,16 @@ describe('LogThrottle', () => {
 
   it('admits the first line of a kind, counts the rest of the interval, then reports the count once', () => {
     const summaries: [string, number, string][] = [];
-    const throttle = new LogThrottle(10_000, (kind, count, latest) => summaries.push([kind, count, latest]));
+    const throttle = new LogThrottle(10_000, (kind, count, latest) =>
+      summaries.push([kind, count, latest]),
+    );
 
     expect(throttle.admit('service_unavailable', 'r1')).toBe(true);
-    expect([2, 3, 4].map((n) => throttle.admit('service_unavailable', `r${n}`))).toEqual([false, false, false]);
+    expect([2, 3, 4].map((n) => throttle.admit('service_unavailable', `r${n}`))).toEqual([
+      false,
+      false,
+      false,
+    ]);
     // Another kind has its own window.
     expect(throttle.admit('other', 'x1')).toBe(true);
     expect(summaries).toEqual([]);

@@ -4,7 +4,10 @@
  * reports how many there were. An outage then costs a line per interval, not one per request.
  */
 export class LogThrottle {
-  private readonly windows = new Map<string, { suppressed: number; latest: string; timer: NodeJS.Timeout }>();
+  private readonly windows = new Map<
+    string,
+    { suppressed: number; latest: string; timer: NodeJS.Timeout }
+  >();
 
   constructor(
     private readonly intervalMs: number,

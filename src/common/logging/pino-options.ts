@@ -4,7 +4,14 @@ import type { Level } from 'pino';
 import { newRequestId } from '../http/request-id.middleware';
 
 /** Nest's level names (LOG_LEVEL) in pino's words. */
-const PINO_LEVEL: Record<string, Level> = { fatal: 'fatal', error: 'error', warn: 'warn', log: 'info', debug: 'debug', verbose: 'trace' };
+const PINO_LEVEL: Record<string, Level> = {
+  fatal: 'fatal',
+  error: 'error',
+  warn: 'warn',
+  log: 'info',
+  debug: 'debug',
+  verbose: 'trace',
+};
 
 /** Probes and scrapes arrive every few seconds; at info they would drown the request lines. */
 const QUIET_PATHS = /^\/(health|metrics)(\/|\?|$)/;
@@ -38,7 +45,11 @@ export interface RequestLogFields {
 }
 
 type ExpressLikeResponse = ServerResponse & { locals?: { log?: RequestLogFields } };
-type ExpressLikeRequest = IncomingMessage & { id?: string; originalUrl?: string; virtualKey?: { id?: string } };
+type ExpressLikeRequest = IncomingMessage & {
+  id?: string;
+  originalUrl?: string;
+  virtualKey?: { id?: string };
+};
 
 /**
  * nestjs-pino's options: one JSON line per request on stdout, carrying the `x-request-id` the
@@ -49,7 +60,10 @@ export function pinoParams(env: { LOG_LEVEL: string; LOG_FORMAT?: string }): Par
     pinoHttp: {
       level: PINO_LEVEL[env.LOG_LEVEL] ?? 'info',
       // pino-pretty is loaded (in a worker) only when a human asks for it.
-      transport: env.LOG_FORMAT === 'pretty' ? { target: 'pino-pretty', options: { singleLine: true } } : undefined,
+      transport:
+        env.LOG_FORMAT === 'pretty'
+          ? { target: 'pino-pretty', options: { singleLine: true } }
+          : undefined,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       genReqId: (req) => (req as ExpressLikeRequest).id ?? newRequestId(),
       customLogLevel: (req, res, error) => {
@@ -63,17 +77,25 @@ export function pinoParams(env: { LOG_LEVEL: string; LOG_FORMAT?: string }): Par
       // The key's id (never its secret) from ApiKeyGuard; model, deployment, attempts, tokens from
       // the completions controller once the outcome is known.
       customProps: (req, res) => ({
-        ...((req as ExpressLikeRequest).virtualKey ? { keyId: (req as ExpressLikeRequest).virtualKey?.id } : {}),
+        ...((req as ExpressLikeRequest).virtualKey
+          ? { keyId: (req as ExpressLikeRequest).virtualKey?.id }
+          : {}),
         ...(res as ExpressLikeResponse).locals?.log,
       }),
       serializers: {
         // Method and path only: headers carry keys, query strings nothing we need.
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
+        req: (req: { id: string; method: string; url: string }) => ({
+          id: req.id,
+          method: req.method,
+          path: req.url.split('?')[0],
+        }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
         // pino-http invents an Error for every 5xx; its stack points into pino-http, not at the
         // cause (the exception filter logs that), so only real errors keep theirs.
         err: (err: { type?: string; message: string; stack?: string }) =>
-          /^failed with status code \d+$/.test(err.message) ? { type: err.type, message: err.message } : err,
+          /^failed with status code \d+$/.test(err.message)
+            ? { type: err.type, message: err.message }
+            : err,
       },
     },
   };

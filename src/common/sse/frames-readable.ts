@@ -9,7 +9,10 @@ import { Readable } from 'node:stream';
  * the stream has settled its tokens and recorded its usage. Readable.from cannot promise that,
  * and never even starts a generator it is destroyed before reading.
  */
-export function framesReadable(frames: AsyncGenerator<string>, source: AsyncIterator<unknown>): Readable {
+export function framesReadable(
+  frames: AsyncGenerator<string>,
+  source: AsyncIterator<unknown>,
+): Readable {
   return new Readable({
     highWaterMark: 1,
     read() {

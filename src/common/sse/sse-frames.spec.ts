@@ -32,7 +32,11 @@ function deferred<T>() {
 describe('sseFrames', () => {
   it('writes one `data: <json>` event per chunk and ends with data: [DONE]', async () => {
     const { iterator } = source([{ a: 1 }, { b: 'é👋' }]);
-    expect(await collect(sseFrames(iterator, { heartbeatMs: 0 }))).toEqual(['data: {"a":1}\n\n', 'data: {"b":"é👋"}\n\n', 'data: [DONE]\n\n']);
+    expect(await collect(sseFrames(iterator, { heartbeatMs: 0 }))).toEqual([
+      'data: {"a":1}\n\n',
+      'data: {"b":"é👋"}\n\n',
+      'data: [DONE]\n\n',
+    ]);
     expect(DONE_FRAME).toBe('data: [DONE]\n\n');
   });
 
@@ -56,7 +60,9 @@ describe('sseFrames', () => {
     expect((await frames.next()).value).toBe(HEARTBEAT_FRAME);
     expect((await frames.next()).value).toBe(HEARTBEAT_FRAME);
     gate.resolve();
-    expect(await collect(frames)).toEqual(expect.arrayContaining(['data: {"n":2}\n\n', DONE_FRAME]));
+    expect(await collect(frames)).toEqual(
+      expect.arrayContaining(['data: {"n":2}\n\n', DONE_FRAME]),
+    );
     expect(HEARTBEAT_FRAME).toBe(': keep-alive\n\n');
   });
 
@@ -89,8 +95,16 @@ describe('sseFrames', () => {
 
   it('sends a GatewayException as its own envelope and hides unknown errors behind internal_error', async () => {
     const known = source([], new GatewayException('upstream_timeout'));
-    expect(JSON.parse((await collect(sseFrames(known.iterator, { heartbeatMs: 0 })))[0].slice(6))).toEqual({
-      error: { message: 'The model provider did not answer in time.', type: 'timeout', param: null, code: 'upstream_timeout', source: 'upstream' },
+    expect(
+      JSON.parse((await collect(sseFrames(known.iterator, { heartbeatMs: 0 })))[0].slice(6)),
+    ).toEqual({
+      error: {
+        message: 'The model provider did not answer in time.',
+        type: 'timeout',
+        param: null,
+        code: 'upstream_timeout',
+        source: 'upstream',
+      },
     });
     const unknown = source([], new Error('database password is hunter2'));
     const [frame] = await collect(sseFrames(unknown.iterator, { heartbeatMs: 0 }));
@@ -102,7 +116,9 @@ describe('sseFrames', () => {
   it('ends silently when the source stops because the client disconnected', async () => {
     const onError = jest.fn();
     const { iterator } = source([{ n: 1 }], new ClientDisconnectedError());
-    expect(await collect(sseFrames(iterator, { heartbeatMs: 0, onError }))).toEqual(['data: {"n":1}\n\n']);
+    expect(await collect(sseFrames(iterator, { heartbeatMs: 0, onError }))).toEqual([
+      'data: {"n":1}\n\n',
+    ]);
     expect(onError).not.toHaveBeenCalled();
   });
 

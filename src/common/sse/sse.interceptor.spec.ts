@@ -16,7 +16,9 @@ function fakeResponse() {
 
 async function intercept(result: unknown, response = fakeResponse()): Promise<unknown> {
   const interceptor = new SseInterceptor(new ConfigService({ SSE_HEARTBEAT_MS: 0 }));
-  const context = { switchToHttp: () => ({ getResponse: () => response }) } as unknown as ExecutionContext;
+  const context = {
+    switchToHttp: () => ({ getResponse: () => response }),
+  } as unknown as ExecutionContext;
   const next: CallHandler = { handle: () => of(result) };
   return lastValueFrom(interceptor.intercept(context, next));
 }
@@ -58,7 +60,11 @@ describe('SseInterceptor', () => {
     const strict = new TextDecoder('utf-8', { fatal: true });
     const flushed: string[] = [];
     for await (const chunk of stream) flushed.push(strict.decode(chunk as Buffer));
-    expect(flushed).toEqual(['data: {"text":"👋"}\n\n', 'data: {"text":"é—🎉"}\n\n', 'data: [DONE]\n\n']);
+    expect(flushed).toEqual([
+      'data: {"text":"👋"}\n\n',
+      'data: {"text":"é—🎉"}\n\n',
+      'data: [DONE]\n\n',
+    ]);
   });
 
   it('closes the source even when the response stream is destroyed before its first read', async () => {
@@ -85,7 +91,9 @@ describe('SseInterceptor', () => {
       }
     }
     const generator = generate();
-    const stream = ((await intercept(replayFirst(await generator.next(), generator))) as StreamableFile).getStream();
+    const stream = (
+      (await intercept(replayFirst(await generator.next(), generator))) as StreamableFile
+    ).getStream();
     stream.read();
     stream.destroy();
     await once(stream, 'close');

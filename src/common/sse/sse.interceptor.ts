@@ -1,4 +1,11 @@
-import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor, StreamableFile } from '@nestjs/common';
+import {
+  CallHandler,
+  ExecutionContext,
+  Injectable,
+  Logger,
+  NestInterceptor,
+  StreamableFile,
+} from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Response } from 'express';
 import { map, Observable } from 'rxjs';
@@ -23,7 +30,11 @@ export class SseInterceptor implements NestInterceptor {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const response = context.switchToHttp().getResponse<Response>();
-    return next.handle().pipe(map((result) => (isAsyncIterable(result) ? this.toEventStream(result, response) : result)));
+    return next
+      .handle()
+      .pipe(
+        map((result) => (isAsyncIterable(result) ? this.toEventStream(result, response) : result)),
+      );
   }
 
   private toEventStream(chunks: AsyncIterable<unknown>, response: Response): StreamableFile {
@@ -35,7 +46,10 @@ export class SseInterceptor implements NestInterceptor {
     const source = chunks[Symbol.asyncIterator]();
     const frames = sseFrames(source, {
       heartbeatMs: this.heartbeatMs,
-      onError: (error) => this.logger.warn(`request ${requestId}: stream failed after the first chunk: ${(error as Error)?.message ?? error}`),
+      onError: (error) =>
+        this.logger.warn(
+          `request ${requestId}: stream failed after the first chunk: ${(error as Error)?.message ?? error}`,
+        ),
     });
     return new StreamableFile(framesReadable(frames, source));
   }

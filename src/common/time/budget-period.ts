@@ -16,5 +16,8 @@ export function budgetPeriodAt(period: BudgetPeriod, now: number): PeriodWindow 
   const monthId = `${year}-${String(month + 1).padStart(2, '0')}`;
   if (period === 'month') return { id: monthId, endsAt: Date.UTC(year, month + 1, 1) };
   const day = date.getUTCDate();
-  return { id: `${monthId}-${String(day).padStart(2, '0')}`, endsAt: Date.UTC(year, month, day + 1) };
+  return {
+    id: `${monthId}-${String(day).padStart(2, '0')}`,
+    endsAt: Date.UTC(year, month, day + 1),
+  };
 }

@@ -13,7 +13,11 @@ export interface BodyShapeLimits {
   maxItemsPerArray: number;
 }
 
-export const BODY_SHAPE_LIMITS: BodyShapeLimits = { maxDepth: 64, maxKeysPerObject: 1000, maxItemsPerArray: 10_000 };
+export const BODY_SHAPE_LIMITS: BodyShapeLimits = {
+  maxDepth: 64,
+  maxKeysPerObject: 1000,
+  maxItemsPerArray: 10_000,
+};
 
 /** The first place where a body exceeds its limits: `path` as in `messages[3].content`. */
 export interface ShapeViolation {
@@ -38,7 +42,10 @@ interface Frame {
  * if any. The walk keeps its own stack (at most `maxDepth` frames), so it costs time linear in the
  * size of the body and never overflows the call stack, however deep the body goes.
  */
-export function sanitizeBody(body: unknown, limits: BodyShapeLimits = BODY_SHAPE_LIMITS): ShapeViolation | undefined {
+export function sanitizeBody(
+  body: unknown,
+  limits: BodyShapeLimits = BODY_SHAPE_LIMITS,
+): ShapeViolation | undefined {
   if (!isPlainContainer(body)) return undefined;
   const frames: Frame[] = [];
   let violation = enter(body, frames, limits);
@@ -49,7 +56,9 @@ export function sanitizeBody(body: unknown, limits: BodyShapeLimits = BODY_SHAPE
       frames.pop();
       continue;
     }
-    const child = frame.keys ? (frame.container as Record<string, unknown>)[frame.keys[frame.next]] : (frame.container as unknown[])[frame.next];
+    const child = frame.keys
+      ? (frame.container as Record<string, unknown>)[frame.keys[frame.next]]
+      : (frame.container as unknown[])[frame.next];
     frame.next++;
     if (isPlainContainer(child)) violation = enter(child, frames, limits);
   }
@@ -58,13 +67,23 @@ export function sanitizeBody(body: unknown, limits: BodyShapeLimits = BODY_SHAPE
 
 /** Deletes prototype keys everywhere in `value`, with no limits: for values already bounded. */
 export function stripPrototypeKeys(value: unknown): void {
-  sanitizeBody(value, { maxDepth: Infinity, maxKeysPerObject: Infinity, maxItemsPerArray: Infinity });
+  sanitizeBody(value, {
+    maxDepth: Infinity,
+    maxKeysPerObject: Infinity,
+    maxItemsPerArray: Infinity,
+  });
 }
 
-function enter(container: Record<string, unknown> | unknown[], frames: Frame[], limits: BodyShapeLimits): ShapeViolation | undefined {
-  if (frames.length + 1 > limits.maxDepth) return { path: pathOf(frames), problem: `is nested more than ${limits.maxDepth} levels deep` };
+function enter(
+  container: Record<string, unknown> | unknown[],
+  frames: Frame[],
+  limits: BodyShapeLimits,
+): ShapeViolation | undefined {
+  if (frames.length + 1 > limits.maxDepth)
+    return { path: pathOf(frames), problem: `is nested more than ${limits.maxDepth} levels deep` };
   if (Array.isArray(container)) {
-    if (container.length > limits.maxItemsPerArray) return { path: pathOf(frames), problem: `has more than ${limits.maxItemsPerArray} items` };
+    if (container.length > limits.maxItemsPerArray)
+      return { path: pathOf(frames), problem: `has more than ${limits.maxItemsPerArray} items` };
     frames.push({ container, keys: undefined, next: 0 });
     return undefined;
   }
@@ -72,7 +91,8 @@ function enter(container: Record<string, unknown> | unknown[], frames: Frame[], 
     if (Object.prototype.hasOwnProperty.call(container, key)) delete container[key];
   }
   const keys = Object.keys(container);
-  if (keys.length > limits.maxKeysPerObject) return { path: pathOf(frames), problem: `has more than ${limits.maxKeysPerObject} keys` };
+  if (keys.length > limits.maxKeysPerObject)
+    return { path: pathOf(frames), problem: `has more than ${limits.maxKeysPerObject} keys` };
   frames.push({ container, keys, next: 0 });
   return undefined;
 }

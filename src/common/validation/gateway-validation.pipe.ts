@@ -11,7 +11,12 @@ import { validationExceptionFactory } from './validation-exception.factory';
 @Injectable()
 export class GatewayValidationPipe extends ValidationPipe {
   constructor() {
-    super({ whitelist: true, transform: true, forbidUnknownValues: false, exceptionFactory: validationExceptionFactory });
+    super({
+      whitelist: true,
+      transform: true,
+      forbidUnknownValues: false,
+      exceptionFactory: validationExceptionFactory,
+    });
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {

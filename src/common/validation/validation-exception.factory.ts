@@ -9,7 +9,10 @@ export function validationExceptionFactory(errors: ValidationError[]): GatewayEx
   const first = firstFailure(errors, '');
   if (!first) return new GatewayException('invalid_parameter');
   const message = first.message.replace(first.property, first.path);
-  return new GatewayException('invalid_parameter', { param: first.path, message: `Invalid parameter: ${message}.` });
+  return new GatewayException('invalid_parameter', {
+    param: first.path,
+    message: `Invalid parameter: ${message}.`,
+  });
 }
 
 function firstFailure(
@@ -17,9 +20,14 @@ function firstFailure(
   prefix: string,
 ): { path: string; property: string; message: string } | undefined {
   for (const error of errors) {
-    const path = /^\d+$/.test(error.property) ? `${prefix}[${error.property}]` : prefix ? `${prefix}.${error.property}` : error.property;
+    const path = /^\d+$/.test(error.property)
+      ? `${prefix}[${error.property}]`
+      : prefix
+        ? `${prefix}.${error.property}`
+        : error.property;
     const messages = Object.values(error.constraints ?? {});
-    if (messages.length > 0) return { path, property: error.property, message: messages[messages.length - 1] };
+    if (messages.length > 0)
+      return { path, property: error.property, message: messages[messages.length - 1] };
     const nested = firstFailure(error.children ?? [], path);
     if (nested) return nested;
   }

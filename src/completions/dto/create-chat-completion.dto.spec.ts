@@ -3,7 +3,9 @@ import { CHAT_COMPLETION_FIELDS, parseChatCompletion } from './create-chat-compl
 
 describe('parseChatCompletion', () => {
   it('reads exactly the fields the compatibility matrix requires, passes or handles', () => {
-    const read = Object.entries(COMPATIBILITY_MATRIX).filter(([, entry]) => entry.handling !== 'drop').map(([field]) => field);
+    const read = Object.entries(COMPATIBILITY_MATRIX)
+      .filter(([, entry]) => entry.handling !== 'drop')
+      .map(([field]) => field);
     expect([...CHAT_COMPLETION_FIELDS].sort()).toEqual(read.sort());
   });
 

@@ -52,7 +52,8 @@ const OPTIONAL_FIELDS: { [F in OptionalField]-?: Rule<NonNullable<CreateChatComp
   stream_options: (value, path) => {
     if (!isJsonObject(value)) throw invalidParameter(path, 'must be an object');
     const options: StreamOptionsDto = {};
-    if (value.include_usage != null) options.include_usage = boolean()(value.include_usage, `${path}.include_usage`);
+    if (value.include_usage != null)
+      options.include_usage = boolean()(value.include_usage, `${path}.include_usage`);
     return options;
   },
   temperature: number(0, 2),
@@ -61,7 +62,8 @@ const OPTIONAL_FIELDS: { [F in OptionalField]-?: Rule<NonNullable<CreateChatComp
   top_p: number(0, 1),
   stop: (value, path) => {
     if (typeof value === 'string') return value;
-    if (Array.isArray(value) && value.length <= 4 && value.every((s) => typeof s === 'string')) return value as string[];
+    if (Array.isArray(value) && value.length <= 4 && value.every((s) => typeof s === 'string'))
+      return value as string[];
     throw invalidParameter(path, 'must be a string or an array of at most 4 strings');
   },
   seed: integer(),
@@ -71,9 +73,11 @@ const OPTIONAL_FIELDS: { [F in OptionalField]-?: Rule<NonNullable<CreateChatComp
   logit_bias: (value, path) => {
     if (!isJsonObject(value)) throw invalidParameter(path, 'must be an object');
     const entries = Object.entries(value);
-    if (entries.length > MAX_LOGIT_BIAS_ENTRIES) throw invalidParameter(path, `must have at most ${MAX_LOGIT_BIAS_ENTRIES} entries`);
+    if (entries.length > MAX_LOGIT_BIAS_ENTRIES)
+      throw invalidParameter(path, `must have at most ${MAX_LOGIT_BIAS_ENTRIES} entries`);
     for (const [token, bias] of entries) {
-      if (!/^\d+$/.test(token)) throw invalidParameter(`${path}.${token}`, 'must be a token id (an integer)');
+      if (!/^\d+$/.test(token))
+        throw invalidParameter(`${path}.${token}`, 'must be a token id (an integer)');
       number(-100, 100)(bias, `${path}.${token}`);
     }
     return value as Record<string, number>;
@@ -85,7 +89,8 @@ const OPTIONAL_FIELDS: { [F in OptionalField]-?: Rule<NonNullable<CreateChatComp
   },
   tools: (value, path) => {
     if (!Array.isArray(value)) throw invalidParameter(path, 'must be an array');
-    if (value.length > MAX_TOOLS) throw invalidParameter(path, `must contain no more than ${MAX_TOOLS} elements`);
+    if (value.length > MAX_TOOLS)
+      throw invalidParameter(path, `must contain no more than ${MAX_TOOLS} elements`);
     value.forEach((tool, index) => {
       if (!isJsonObject(tool)) throw invalidParameter(`${path}[${index}]`, 'must be an object');
       string()(tool.type, `${path}[${index}].type`);
@@ -93,7 +98,11 @@ const OPTIONAL_FIELDS: { [F in OptionalField]-?: Rule<NonNullable<CreateChatComp
     return value as object[];
   },
   tool_choice: (value, path) => {
-    if ((typeof value === 'string' && ['none', 'auto', 'required'].includes(value)) || isJsonObject(value)) return value;
+    if (
+      (typeof value === 'string' && ['none', 'auto', 'required'].includes(value)) ||
+      isJsonObject(value)
+    )
+      return value;
     throw invalidParameter(path, 'must be "none", "auto", "required" or an object naming a tool');
   },
   parallel_tool_calls: boolean(),
@@ -104,7 +113,11 @@ const OPTIONAL_FIELDS: { [F in OptionalField]-?: Rule<NonNullable<CreateChatComp
 };
 
 /** The top-level fields the gateway reads; ChatCompletionBodyPipe drops all others unread. */
-export const CHAT_COMPLETION_FIELDS: readonly string[] = ['model', 'messages', ...Object.keys(OPTIONAL_FIELDS)];
+export const CHAT_COMPLETION_FIELDS: readonly string[] = [
+  'model',
+  'messages',
+  ...Object.keys(OPTIONAL_FIELDS),
+];
 
 /**
  * Validates a body that holds only CHAT_COMPLETION_FIELDS and is within the shape limits, and
@@ -112,7 +125,8 @@ export const CHAT_COMPLETION_FIELDS: readonly string[] = ['model', 'messages', .
  * `param` as a path such as `messages[1].content`. `null` counts as absent, as OpenAI treats it.
  */
 export function parseChatCompletion(body: Record<string, unknown>): CreateChatCompletionDto {
-  if (typeof body.model !== 'string' || body.model.length === 0) throw invalidParameter('model', 'must be a non-empty string');
+  if (typeof body.model !== 'string' || body.model.length === 0)
+    throw invalidParameter('model', 'must be a non-empty string');
   const messages = body.messages;
   if (!Array.isArray(messages)) throw invalidParameter('messages', 'must be an array');
   if (messages.length === 0) throw invalidParameter('messages', 'must contain at least 1 element');
@@ -120,7 +134,9 @@ export function parseChatCompletion(body: Record<string, unknown>): CreateChatCo
     model: body.model,
     messages: messages.map((message, index) => parseMessage(message, `messages[${index}]`)),
   };
-  for (const [field, rule] of Object.entries(OPTIONAL_FIELDS) as Array<[OptionalField, Rule<unknown>]>) {
+  for (const [field, rule] of Object.entries(OPTIONAL_FIELDS) as Array<
+    [OptionalField, Rule<unknown>]
+  >) {
     const value = body[field];
     if (value != null) (request as unknown as Record<string, unknown>)[field] = rule(value, field);
   }
@@ -143,17 +159,22 @@ function string(): Rule<string> {
 
 function number(min: number, max: number): Rule<number> {
   return (value, path) => {
-    if (typeof value !== 'number' || !Number.isFinite(value)) throw invalidParameter(path, 'must be a number');
-    if (value < min || value > max) throw invalidParameter(path, `must be between ${min} and ${max}`);
+    if (typeof value !== 'number' || !Number.isFinite(value))
+      throw invalidParameter(path, 'must be a number');
+    if (value < min || value > max)
+      throw invalidParameter(path, `must be between ${min} and ${max}`);
     return value;
   };
 }
 
 function integer(min?: number, max?: number): Rule<number> {
   return (value, path) => {
-    if (typeof value !== 'number' || !Number.isInteger(value)) throw invalidParameter(path, 'must be an integer number');
-    if (min !== undefined && value < min) throw invalidParameter(path, `must not be less than ${min}`);
-    if (max !== undefined && value > max) throw invalidParameter(path, `must not be greater than ${max}`);
+    if (typeof value !== 'number' || !Number.isInteger(value))
+      throw invalidParameter(path, 'must be an integer number');
+    if (min !== undefined && value < min)
+      throw invalidParameter(path, `must not be less than ${min}`);
+    if (max !== undefined && value > max)
+      throw invalidParameter(path, `must not be greater than ${max}`);
     return value;
   };
 }

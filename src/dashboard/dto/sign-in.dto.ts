@@ -1,6 +1,7 @@
 import { IsString, MaxLength } from 'class-validator';
 
 export class SignInDto {
-  @IsString() @MaxLength(1000)
+  @IsString()
+  @MaxLength(1000)
   admin_key!: string;
 }

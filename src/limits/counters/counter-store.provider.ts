@@ -16,7 +16,9 @@ export const counterStoreProvider: FactoryProvider<CounterStore> = {
     const url = config.get<string>('REDIS_URL');
     const logger = new Logger('RateLimits');
     if (!url) {
-      logger.log('REDIS_URL is not set: rate limits and budgets are counted in memory, per instance');
+      logger.log(
+        'REDIS_URL is not set: rate limits and budgets are counted in memory, per instance',
+      );
       return new MemoryCounterStore();
     }
     const timeoutMs = config.get<number>('REDIS_TIMEOUT_MS') ?? 500;
@@ -41,11 +43,14 @@ export const counterStoreProvider: FactoryProvider<CounterStore> = {
     // let a dead Redis hold up the boot.
     const settled = new AbortController();
     const options = { signal: settled.signal };
-    await Promise.race([once(redis, 'ready', options), once(redis, 'error', options), sleep(timeoutMs * 2, undefined, options)]).catch(
-      () => undefined,
-    );
+    await Promise.race([
+      once(redis, 'ready', options),
+      once(redis, 'error', options),
+      sleep(timeoutMs * 2, undefined, options),
+    ]).catch(() => undefined);
     settled.abort();
-    if (redis.status === 'ready') logger.log('Rate limits and budgets are counted in Redis, shared by all instances');
+    if (redis.status === 'ready')
+      logger.log('Rate limits and budgets are counted in Redis, shared by all instances');
     return store;
   },
 };

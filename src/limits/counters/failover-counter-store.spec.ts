@@ -10,7 +10,13 @@ class FakeRedis extends EventEmitter {
 }
 
 const spec = { key: 'k', limit: 10, windowMs: 60_000 };
-const sharedResult: ConsumeResult = { allowed: true, charged: 1, refused: -1, counters: [{ used: 1, endsAt: 60_000, resetMs: 60_000 }], backend: 'redis' };
+const sharedResult: ConsumeResult = {
+  allowed: true,
+  charged: 1,
+  refused: -1,
+  counters: [{ used: 1, endsAt: 60_000, resetMs: 60_000 }],
+  backend: 'redis',
+};
 
 describe('FailoverCounterStore', () => {
   let now: number;
@@ -24,7 +30,10 @@ describe('FailoverCounterStore', () => {
   beforeEach(() => {
     now = 0;
     redis = new FakeRedis();
-    shared = { consume: jest.fn().mockResolvedValue(sharedResult), adjust: jest.fn().mockResolvedValue(undefined) };
+    shared = {
+      consume: jest.fn().mockResolvedValue(sharedResult),
+      adjust: jest.fn().mockResolvedValue(undefined),
+    };
     local = new MemoryCounterStore(() => now);
     store = new FailoverCounterStore(redis as unknown as Redis, shared, local, () => now);
     errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
@@ -40,11 +49,19 @@ describe('FailoverCounterStore', () => {
 
   it('counts in memory, without trying Redis, while the connection is down', async () => {
     redis.status = 'reconnecting';
-    expect(await store.consume([spec], 1)).toMatchObject({ backend: 'memory', counters: [{ used: 1 }] });
-    expect(await store.consume([spec], 1)).toMatchObject({ backend: 'memory', counters: [{ used: 2 }] });
+    expect(await store.consume([spec], 1)).toMatchObject({
+      backend: 'memory',
+      counters: [{ used: 1 }],
+    });
+    expect(await store.consume([spec], 1)).toMatchObject({
+      backend: 'memory',
+      counters: [{ used: 2 }],
+    });
     expect(shared.consume).not.toHaveBeenCalled();
     expect(errors).toHaveBeenCalledTimes(1);
-    expect(errors.mock.calls[0][0]).toContain('Redis limit storage unavailable (connection reconnecting)');
+    expect(errors.mock.calls[0][0]).toContain(
+      'Redis limit storage unavailable (connection reconnecting)',
+    );
   });
 
   it('leaves Redis alone for a second after a failed command, then tries again and logs the recovery', async () => {

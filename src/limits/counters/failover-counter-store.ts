@@ -1,6 +1,12 @@
 import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import type { ConsumeResult, CounterBackend, CounterSpec, CounterStore, CounterWindow } from './counter-store';
+import type {
+  ConsumeResult,
+  CounterBackend,
+  CounterSpec,
+  CounterStore,
+  CounterWindow,
+} from './counter-store';
 
 /** At most one "still down" error line per interval, however many requests fall back. */
 const OUTAGE_LOG_INTERVAL_MS = 30_000;
@@ -81,7 +87,9 @@ export class FailoverCounterStore implements CounterStore, OnApplicationShutdown
     const now = this.now();
     if (!this.outage) {
       this.outage = { since: now, lastLog: now, localChecks: 0 };
-      this.logger.error(`Redis limit storage unavailable (${reason}): limits are now counted per instance, in memory`);
+      this.logger.error(
+        `Redis limit storage unavailable (${reason}): limits are now counted per instance, in memory`,
+      );
       return;
     }
     if (now - this.outage.lastLog < OUTAGE_LOG_INTERVAL_MS) return;

@@ -11,7 +11,13 @@ describe('MemoryCounterStore', () => {
 
   it('opens a window with the first charge and reports the time left in it', async () => {
     const first = await store.consume([{ key: 'a', limit: 3, windowMs: 60_000 }], 1);
-    expect(first).toEqual({ allowed: true, charged: 1, refused: -1, backend: 'memory', counters: [{ used: 1, endsAt: 1_060_000, resetMs: 60_000 }] });
+    expect(first).toEqual({
+      allowed: true,
+      charged: 1,
+      refused: -1,
+      backend: 'memory',
+      counters: [{ used: 1, endsAt: 1_060_000, resetMs: 60_000 }],
+    });
     now += 45_500;
     const second = await store.consume([{ key: 'a', limit: 3, windowMs: 60_000 }], 1);
     expect(second.counters[0]).toEqual({ used: 2, endsAt: 1_060_000, resetMs: 14_500 });
@@ -22,17 +28,34 @@ describe('MemoryCounterStore', () => {
     await store.consume([spec], 1);
     await store.consume([spec], 1);
     now += 10_000;
-    expect(await store.consume([spec], 1)).toMatchObject({ allowed: false, refused: 0, counters: [{ used: 2, resetMs: 50_000 }] });
-    expect(await store.consume([spec], 1)).toMatchObject({ allowed: false, counters: [{ used: 2 }] });
+    expect(await store.consume([spec], 1)).toMatchObject({
+      allowed: false,
+      refused: 0,
+      counters: [{ used: 2, resetMs: 50_000 }],
+    });
+    expect(await store.consume([spec], 1)).toMatchObject({
+      allowed: false,
+      counters: [{ used: 2 }],
+    });
     now += 50_000;
-    expect(await store.consume([spec], 1)).toMatchObject({ allowed: true, counters: [{ used: 1, endsAt: 1_120_000 }] });
+    expect(await store.consume([spec], 1)).toMatchObject({
+      allowed: true,
+      counters: [{ used: 1, endsAt: 1_120_000 }],
+    });
   });
 
   it('charges several counters all together or not at all', async () => {
     const roomy = { key: 'roomy', limit: 100, windowMs: 60_000 };
     const tight = { key: 'tight', limit: 10, endsAt: 2_000_000 };
-    expect(await store.consume([roomy, tight], 8)).toMatchObject({ allowed: true, counters: [{ used: 8 }, { used: 8, endsAt: 2_000_000 }] });
-    expect(await store.consume([roomy, tight], 5)).toMatchObject({ allowed: false, refused: 1, counters: [{ used: 8 }, { used: 8 }] });
+    expect(await store.consume([roomy, tight], 8)).toMatchObject({
+      allowed: true,
+      counters: [{ used: 8 }, { used: 8, endsAt: 2_000_000 }],
+    });
+    expect(await store.consume([roomy, tight], 5)).toMatchObject({
+      allowed: false,
+      refused: 1,
+      counters: [{ used: 8 }, { used: 8 }],
+    });
     expect(await store.consume([roomy], 5)).toMatchObject({ counters: [{ used: 13 }] });
   });
 
@@ -65,7 +88,15 @@ describe('MemoryCounterStore', () => {
     const a = { key: 'flex-a', limit: 100, windowMs: 60_000 };
     const b = { key: 'flex-b', limit: 30, windowMs: 60_000 };
     expect(await store.consume([a, b], 5, 50)).toMatchObject({ allowed: true, charged: 30 });
-    expect(await store.consume([a, b], 1, 50)).toMatchObject({ allowed: false, charged: 0, refused: 1 });
-    expect(await store.consume([a], 5, 50)).toMatchObject({ allowed: true, charged: 50, counters: [{ used: 80 }] });
+    expect(await store.consume([a, b], 1, 50)).toMatchObject({
+      allowed: false,
+      charged: 0,
+      refused: 1,
+    });
+    expect(await store.consume([a], 5, 50)).toMatchObject({
+      allowed: true,
+      charged: 50,
+      counters: [{ used: 80 }],
+    });
   });
 });

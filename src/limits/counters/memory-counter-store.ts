@@ -23,7 +23,10 @@ export class MemoryCounterStore implements CounterStore {
   async consume(specs: CounterSpec[], amount: number, upTo = amount): Promise<ConsumeResult> {
     const now = this.now();
     this.sweep(now);
-    const current = specs.map((spec) => this.live(spec.key, now) ?? { used: 0, endsAt: spec.endsAt ?? now + (spec.windowMs ?? 0) });
+    const current = specs.map(
+      (spec) =>
+        this.live(spec.key, now) ?? { used: 0, endsAt: spec.endsAt ?? now + (spec.windowMs ?? 0) },
+    );
     const refused = specs.findIndex((spec, index) => current[index].used + amount > spec.limit);
     const room = Math.min(...specs.map((spec, index) => spec.limit - current[index].used));
     const charged = refused < 0 ? Math.max(amount, Math.min(upTo, room)) : 0;

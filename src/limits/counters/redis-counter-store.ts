@@ -28,7 +28,13 @@ export class RedisCounterStore implements CounterStore {
   async consume(specs: CounterSpec[], amount: number, upTo = amount): Promise<ConsumeResult> {
     const keys = specs.map((spec) => this.prefix + spec.key);
     const args = specs.flatMap((spec) => [spec.limit, spec.windowMs ?? 0, spec.endsAt ?? 0]);
-    const [refused, now, charged, ...states] = await this.redis.limitsConsume(keys.length, ...keys, amount, upTo, ...args);
+    const [refused, now, charged, ...states] = await this.redis.limitsConsume(
+      keys.length,
+      ...keys,
+      amount,
+      upTo,
+      ...args,
+    );
     return {
       allowed: refused < 0,
       charged,
@@ -44,6 +50,11 @@ export class RedisCounterStore implements CounterStore {
 
   async adjust(windows: CounterWindow[], delta: number): Promise<void> {
     const keys = windows.map((window) => this.prefix + window.key);
-    await this.redis.limitsAdjust(keys.length, ...keys, delta, ...windows.map((window) => window.endsAt));
+    await this.redis.limitsAdjust(
+      keys.length,
+      ...keys,
+      delta,
+      ...windows.map((window) => window.endsAt),
+    );
   }
 }

@@ -1,6 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { refuseUnsupported } from '../chat-input';
-import type { ProviderAdapter, UpstreamChatRequest, UpstreamChatResult, UpstreamStreamPart } from '../provider-adapter.interface';
+import type {
+  ProviderAdapter,
+  UpstreamChatRequest,
+  UpstreamChatResult,
+  UpstreamStreamPart,
+} from '../provider-adapter.interface';
 import { UpstreamHttpClient } from '../upstream-http.client';
 import { readUpstreamSse, UpstreamSseEvent } from '../upstream-sse.reader';
 import { UpstreamError } from '../../common/errors/upstream.error';
@@ -29,7 +34,12 @@ export class AnthropicAdapter implements ProviderAdapter {
   async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamPart>> {
     refuseUnsupported(request.parameters, this.provider);
     const response = await this.send(request, true);
-    return mapEvents(readUpstreamSse(response.body, request.signal, { maxEventBytes: this.http.maxBodyBytes, isFinal: isMessageStop }));
+    return mapEvents(
+      readUpstreamSse(response.body, request.signal, {
+        maxEventBytes: this.http.maxBodyBytes,
+        isFinal: isMessageStop,
+      }),
+    );
   }
 
   private send(request: UpstreamChatRequest, stream: boolean) {
@@ -37,7 +47,9 @@ export class AnthropicAdapter implements ProviderAdapter {
     return this.http.post({
       url: anthropicUrl(deployment),
       headers: anthropicHeaders(deployment, request.requestId),
-      body: JSON.stringify(buildAnthropicRequest(request, { stream, defaultMaxTokens: deployment.defaultMaxTokens })),
+      body: JSON.stringify(
+        buildAnthropicRequest(request, { stream, defaultMaxTokens: deployment.defaultMaxTokens }),
+      ),
       timeoutMs: deployment.timeoutMs,
       signal: request.signal,
       deployment,
@@ -48,8 +60,11 @@ export class AnthropicAdapter implements ProviderAdapter {
 
 const isMessageStop = (event: UpstreamSseEvent) => event.event === 'message_stop';
 
-async function* mapEvents(events: AsyncIterable<UpstreamSseEvent>): AsyncGenerator<UpstreamStreamPart> {
+async function* mapEvents(
+  events: AsyncIterable<UpstreamSseEvent>,
+): AsyncGenerator<UpstreamStreamPart> {
   const mapper = new AnthropicStreamMapper();
   for await (const event of events) yield* mapper.map(event);
-  if (!mapper.complete) throw new UpstreamError('invalid_response', 'stream ended before message_stop');
+  if (!mapper.complete)
+    throw new UpstreamError('invalid_response', 'stream ended before message_stop');
 }

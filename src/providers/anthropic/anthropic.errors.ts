@@ -1,4 +1,8 @@
-import { parseRetryAfter, UpstreamError, UpstreamErrorKind } from '../../common/errors/upstream.error';
+import {
+  parseRetryAfter,
+  UpstreamError,
+  UpstreamErrorKind,
+} from '../../common/errors/upstream.error';
 
 // Anthropic's error body: {"type":"error","error":{"type":"overloaded_error","message":"..."},"request_id":"req_..."}
 // The `error.type` says more than the status (529 is not a standard status), so it decides first.
@@ -40,7 +44,11 @@ function errorFields(body: unknown): { type?: string; message?: string } {
 // problem, not the client's request.
 const ACCOUNT_PROBLEM = /credit balance/i;
 
-function kindFor(type: string | undefined, message: string | undefined, status: number | undefined): UpstreamErrorKind {
+function kindFor(
+  type: string | undefined,
+  message: string | undefined,
+  status: number | undefined,
+): UpstreamErrorKind {
   if (message && ACCOUNT_PROBLEM.test(message)) return 'upstream_auth';
   let kind = type ? KIND_BY_TYPE[type] : undefined;
   if (!kind) kind = kindByStatus(status);
@@ -53,12 +61,17 @@ function kindByStatus(status: number | undefined): UpstreamErrorKind {
   if (status === 429) return 'rate_limited';
   if (status === 408 || status === 504) return 'timeout';
   if (status === 529) return 'upstream_overloaded';
-  if (status !== undefined && status >= 400 && status < 500 && status !== 404 && status !== 409) return 'bad_request';
+  if (status !== undefined && status >= 400 && status < 500 && status !== 404 && status !== 409)
+    return 'bad_request';
   return 'unavailable';
 }
 
 /** A non-2xx answer from the Messages API. `body` is the raw response text. */
-export function anthropicErrorFromResponse(status: number, body: string, retryAfterHeader?: string): UpstreamError {
+export function anthropicErrorFromResponse(
+  status: number,
+  body: string,
+  retryAfterHeader?: string,
+): UpstreamError {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -66,14 +79,21 @@ export function anthropicErrorFromResponse(status: number, body: string, retryAf
     parsed = undefined;
   }
   const { type, message } = errorFields(parsed);
-  return new UpstreamError(kindFor(type, message ?? body, status), `HTTP ${status}: ${body.slice(0, 2000)}`, {
-    upstreamStatus: status,
-    retryAfterSeconds: parseRetryAfter(retryAfterHeader),
-  });
+  return new UpstreamError(
+    kindFor(type, message ?? body, status),
+    `HTTP ${status}: ${body.slice(0, 2000)}`,
+    {
+      upstreamStatus: status,
+      retryAfterSeconds: parseRetryAfter(retryAfterHeader),
+    },
+  );
 }
 
 /** An `event: error` inside a stream that had already started with 200 (e.g. overloaded mid-answer). */
 export function anthropicErrorFromEvent(data: unknown): UpstreamError {
   const { type, message } = errorFields(data);
-  return new UpstreamError(kindFor(type, message, undefined), `error event in stream: ${JSON.stringify(data).slice(0, 2000)}`);
+  return new UpstreamError(
+    kindFor(type, message, undefined),
+    `error event in stream: ${JSON.stringify(data).slice(0, 2000)}`,
+  );
 }

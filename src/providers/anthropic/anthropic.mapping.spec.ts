@@ -21,7 +21,8 @@ function sseEvents(text: string): EventSourceMessage[] {
   const events: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (event) => events.push(event) });
   const decoder = new TextDecoder();
-  for (const byte of Buffer.from(text)) parser.feed(decoder.decode(Uint8Array.of(byte), { stream: true }));
+  for (const byte of Buffer.from(text))
+    parser.feed(decoder.decode(Uint8Array.of(byte), { stream: true }));
   return events;
 }
 
@@ -57,13 +58,29 @@ describe('Anthropic request mapping', () => {
 
   it("takes the client's max_completion_tokens or max_tokens over the default", () => {
     expect(build([{ role: 'user', content: 'x' }], { max_tokens: 50 }).max_tokens).toBe(50);
-    expect(build([{ role: 'user', content: 'x' }], { max_completion_tokens: 70, max_tokens: 50 }).max_tokens).toBe(70);
+    expect(
+      build([{ role: 'user', content: 'x' }], { max_completion_tokens: 70, max_tokens: 50 })
+        .max_tokens,
+    ).toBe(70);
   });
 
   it('maps sampling fields, stop, stream and user', () => {
-    const body = build([{ role: 'user', content: 'x' }], { temperature: 1.5, top_p: 0.9, stop: 'END', user: 'user-42' }, true);
-    expect(body).toMatchObject({ temperature: 1, top_p: 0.9, stop_sequences: ['END'], stream: true, metadata: { user_id: 'user-42' } });
-    expect(build([{ role: 'user', content: 'x' }], { stop: ['a', 'b'] }).stop_sequences).toEqual(['a', 'b']);
+    const body = build(
+      [{ role: 'user', content: 'x' }],
+      { temperature: 1.5, top_p: 0.9, stop: 'END', user: 'user-42' },
+      true,
+    );
+    expect(body).toMatchObject({
+      temperature: 1,
+      top_p: 0.9,
+      stop_sequences: ['END'],
+      stream: true,
+      metadata: { user_id: 'user-42' },
+    });
+    expect(build([{ role: 'user', content: 'x' }], { stop: ['a', 'b'] }).stop_sequences).toEqual([
+      'a',
+      'b',
+    ]);
     expect(build([{ role: 'user', content: 'x' }])).not.toHaveProperty('stream');
   });
 
@@ -88,8 +105,16 @@ describe('Anthropic request mapping', () => {
           role: 'assistant',
           content: null,
           tool_calls: [
-            { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":"SF"}' } },
-            { id: 'call_2', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } },
+            {
+              id: 'call_1',
+              type: 'function',
+              function: { name: 'get_weather', arguments: '{"location":"SF"}' },
+            },
+            {
+              id: 'call_2',
+              type: 'function',
+              function: { name: 'get_weather', arguments: '{"location":"Paris"}' },
+            },
           ],
         },
         { role: 'tool', tool_call_id: 'call_1', content: '18C' },
@@ -100,7 +125,11 @@ describe('Anthropic request mapping', () => {
         tools: [
           {
             type: 'function',
-            function: { name: 'get_weather', description: 'Weather now', parameters: { type: 'object', properties: { location: { type: 'string' } } } },
+            function: {
+              name: 'get_weather',
+              description: 'Weather now',
+              parameters: { type: 'object', properties: { location: { type: 'string' } } },
+            },
           },
           { type: 'function', function: { name: 'now' } },
         ],
@@ -109,7 +138,11 @@ describe('Anthropic request mapping', () => {
       },
     );
     expect(body.tools).toEqual([
-      { name: 'get_weather', description: 'Weather now', input_schema: { type: 'object', properties: { location: { type: 'string' } } } },
+      {
+        name: 'get_weather',
+        description: 'Weather now',
+        input_schema: { type: 'object', properties: { location: { type: 'string' } } },
+      },
       { name: 'now', input_schema: { type: 'object', properties: {} } },
     ]);
     expect(body.tool_choice).toEqual({ type: 'any', disable_parallel_tool_use: true });
@@ -135,11 +168,15 @@ describe('Anthropic request mapping', () => {
 
   it('maps every tool_choice form', () => {
     const tools = [{ type: 'function', function: { name: 'f' } }];
-    const choice = (tool_choice: unknown) => build([{ role: 'user', content: 'x' }], { tools, tool_choice }).tool_choice;
+    const choice = (tool_choice: unknown) =>
+      build([{ role: 'user', content: 'x' }], { tools, tool_choice }).tool_choice;
     expect(choice('auto')).toEqual({ type: 'auto' });
     expect(choice('none')).toEqual({ type: 'none' });
     expect(choice('required')).toEqual({ type: 'any' });
-    expect(choice({ type: 'function', function: { name: 'f' } })).toEqual({ type: 'tool', name: 'f' });
+    expect(choice({ type: 'function', function: { name: 'f' } })).toEqual({
+      type: 'tool',
+      name: 'f',
+    });
     expect(choice(undefined)).toBeUndefined();
   });
 
@@ -151,7 +188,13 @@ describe('Anthropic request mapping', () => {
       { role: 'assistant', content: 'three' },
     ]);
     expect(body.messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'one' }, { type: 'text', text: 'two' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'one' },
+          { type: 'text', text: 'two' },
+        ],
+      },
       { role: 'assistant', content: [{ type: 'text', text: 'three' }] },
     ]);
   });
@@ -184,8 +227,22 @@ describe('Anthropic response mapping', () => {
     expect(result.content).toBe("I'll check the weather in both cities.");
     expect(result.finishReason).toBe('tool_calls');
     expect(result.toolCalls).toEqual([
-      { id: 'toolu_01A09q90qw90lq917835lq9', type: 'function', function: { name: 'get_weather', arguments: '{"location":"San Francisco, CA","unit":"celsius"}' } },
-      { id: 'toolu_01B12r81rs81mr028946mr0', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris, France","unit":"celsius"}' } },
+      {
+        id: 'toolu_01A09q90qw90lq917835lq9',
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          arguments: '{"location":"San Francisco, CA","unit":"celsius"}',
+        },
+      },
+      {
+        id: 'toolu_01B12r81rs81mr028946mr0',
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          arguments: '{"location":"Paris, France","unit":"celsius"}',
+        },
+      },
     ]);
     expect(result.usage).toEqual({ promptTokens: 384 + 100 + 2048, completionTokens: 112 });
   });
@@ -196,28 +253,47 @@ describe('Anthropic response mapping', () => {
     ['refusal', 'content_filter'],
     ['something_new', 'stop'],
   ])('maps stop_reason %s to %s', (raw, expected) => {
-    const body = { content: [{ type: 'text', text: 'x' }], stop_reason: raw, usage: { input_tokens: 1, output_tokens: 1 } };
+    const body = {
+      content: [{ type: 'text', text: 'x' }],
+      stop_reason: raw,
+      usage: { input_tokens: 1, output_tokens: 1 },
+    };
     expect(mapAnthropicResponse(body).finishReason).toBe(expected);
   });
 
   it('refuses a body that is not a message', () => {
-    expect(() => mapAnthropicResponse({ type: 'error' })).toThrow(expect.objectContaining({ kind: 'invalid_response' }));
+    expect(() => mapAnthropicResponse({ type: 'error' })).toThrow(
+      expect.objectContaining({ kind: 'invalid_response' }),
+    );
   });
 });
 
 describe('Anthropic stream mapping', () => {
   it('maps a recorded stream with text, a tool call and usage', () => {
     const mapper = new AnthropicStreamMapper();
-    const parts: UpstreamStreamPart[] = sseEvents(fixture('stream-text-tool-use.sse')).flatMap((event) =>
-      mapper.map({ event: event.event, data: event.data }),
+    const parts: UpstreamStreamPart[] = sseEvents(fixture('stream-text-tool-use.sse')).flatMap(
+      (event) => mapper.map({ event: event.event, data: event.data }),
     );
     expect(parts).toEqual([
       { type: 'delta', content: "Okay, let's check " },
       { type: 'delta', content: 'the weather for San Francisco — 🌁:' },
-      { type: 'delta', toolCalls: [{ index: 0, id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', type: 'function', function: { name: 'get_weather', arguments: '' } }] },
+      {
+        type: 'delta',
+        toolCalls: [
+          {
+            index: 0,
+            id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6',
+            type: 'function',
+            function: { name: 'get_weather', arguments: '' },
+          },
+        ],
+      },
       { type: 'delta', toolCalls: [{ index: 0, function: { arguments: '{"location":' } }] },
       { type: 'delta', toolCalls: [{ index: 0, function: { arguments: ' "San Francisco, CA"' } }] },
-      { type: 'delta', toolCalls: [{ index: 0, function: { arguments: ', "unit": "fahrenheit"}' } }] },
+      {
+        type: 'delta',
+        toolCalls: [{ index: 0, function: { arguments: ', "unit": "fahrenheit"}' } }],
+      },
       { type: 'delta', finishReason: 'tool_calls', rawFinishReason: 'tool_use' },
       { type: 'usage', usage: { promptTokens: 472, completionTokens: 89 } },
     ]);
@@ -227,12 +303,32 @@ describe('Anthropic stream mapping', () => {
   it('numbers tool calls by their order among tool calls, not by content block', () => {
     const mapper = new AnthropicStreamMapper();
     const start = (index: number, id: string) =>
-      mapper.map({ data: JSON.stringify({ type: 'content_block_start', index, content_block: { type: 'tool_use', id, name: 'f', input: {} } }) });
-    mapper.map({ data: JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) });
+      mapper.map({
+        data: JSON.stringify({
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'tool_use', id, name: 'f', input: {} },
+        }),
+      });
+    mapper.map({
+      data: JSON.stringify({
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'text', text: '' },
+      }),
+    });
     expect(start(1, 'toolu_a')[0]).toMatchObject({ toolCalls: [{ index: 0, id: 'toolu_a' }] });
     expect(start(2, 'toolu_b')[0]).toMatchObject({ toolCalls: [{ index: 1, id: 'toolu_b' }] });
-    const delta = mapper.map({ data: JSON.stringify({ type: 'content_block_delta', index: 2, delta: { type: 'input_json_delta', partial_json: '{}' } }) });
-    expect(delta).toEqual([{ type: 'delta', toolCalls: [{ index: 1, function: { arguments: '{}' } }] }]);
+    const delta = mapper.map({
+      data: JSON.stringify({
+        type: 'content_block_delta',
+        index: 2,
+        delta: { type: 'input_json_delta', partial_json: '{}' },
+      }),
+    });
+    expect(delta).toEqual([
+      { type: 'delta', toolCalls: [{ index: 1, function: { arguments: '{}' } }] },
+    ]);
   });
 
   it('throws an overloaded error event as a retryable upstream_overloaded error, after relaying what came before', () => {
@@ -252,9 +348,9 @@ describe('Anthropic stream mapping', () => {
   });
 
   it('refuses data that is not JSON', () => {
-    expect(() => new AnthropicStreamMapper().map({ event: 'message_start', data: '{oops' })).toThrow(
-      expect.objectContaining({ kind: 'invalid_response' }),
-    );
+    expect(() =>
+      new AnthropicStreamMapper().map({ event: 'message_start', data: '{oops' }),
+    ).toThrow(expect.objectContaining({ kind: 'invalid_response' }));
   });
 });
 
@@ -267,7 +363,11 @@ describe('Anthropic error mapping', () => {
     [429, 'error-rate-limit.json', 'rate_limited', true],
   ])('HTTP %i %s -> %s', (status, file, kind, retryable) => {
     const error = anthropicErrorFromResponse(status, fixture(file), '17');
-    expect(error).toMatchObject({ kind, retryable, options: { upstreamStatus: status, retryAfterSeconds: 17 } });
+    expect(error).toMatchObject({
+      kind,
+      retryable,
+      options: { upstreamStatus: status, retryAfterSeconds: 17 },
+    });
   });
 
   it.each([
@@ -283,9 +383,16 @@ describe('Anthropic error mapping', () => {
   it('treats an exhausted credit balance (a 400 invalid_request_error) as our account problem, not a bad request', () => {
     const body = JSON.stringify({
       type: 'error',
-      error: { type: 'invalid_request_error', message: 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.' },
+      error: {
+        type: 'invalid_request_error',
+        message:
+          'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.',
+      },
     });
-    expect(anthropicErrorFromResponse(400, body)).toMatchObject({ kind: 'upstream_auth', retryable: true });
+    expect(anthropicErrorFromResponse(400, body)).toMatchObject({
+      kind: 'upstream_auth',
+      retryable: true,
+    });
   });
 
   it('falls back to the status when the body is not Anthropic JSON (e.g. a proxy page)', () => {
@@ -294,7 +401,12 @@ describe('Anthropic error mapping', () => {
   });
 
   it('an overloaded 529 reaches the client as a 503 upstream_overloaded, a 400 as upstream_bad_request', () => {
-    expect(anthropicErrorFromResponse(529, fixture('error-overloaded.json')).toGatewayException()).toMatchObject({ code: 'upstream_overloaded', status: 503 });
-    expect(anthropicErrorFromResponse(400, fixture('error-invalid-request.json')).toGatewayException().code).toBe('upstream_bad_request');
+    expect(
+      anthropicErrorFromResponse(529, fixture('error-overloaded.json')).toGatewayException(),
+    ).toMatchObject({ code: 'upstream_overloaded', status: 503 });
+    expect(
+      anthropicErrorFromResponse(400, fixture('error-invalid-request.json')).toGatewayException()
+        .code,
+    ).toBe('upstream_bad_request');
   });
 });

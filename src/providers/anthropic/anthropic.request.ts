@@ -15,7 +15,8 @@ import type { ChatTurn, UpstreamChatRequest } from '../provider-adapter.interfac
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 
-export type AnthropicImageSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
+export type AnthropicImageSource =
+  { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
 
 export type AnthropicContentBlock =
   | { type: 'text'; text: string }
@@ -88,7 +89,8 @@ export function buildAnthropicRequest(
     const choice = mapToolChoice(parameters.tool_choice, parameters.parallel_tool_calls);
     if (choice) body.tool_choice = choice;
   }
-  if (typeof parameters.user === 'string' && parameters.user.length > 0) body.metadata = { user_id: parameters.user };
+  if (typeof parameters.user === 'string' && parameters.user.length > 0)
+    body.metadata = { user_id: parameters.user };
   return body;
 }
 
@@ -143,7 +145,13 @@ function mapTurn(turn: ChatTurn): AnthropicMessage | undefined {
     case 'tool':
       return {
         role: 'user',
-        content: [{ type: 'tool_result', tool_use_id: turn.tool_call_id ?? '', content: contentText(turn.content) }],
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: turn.tool_call_id ?? '',
+            content: contentText(turn.content),
+          },
+        ],
       };
     default:
       // system and developer went to the top-level prompt.
@@ -160,29 +168,43 @@ function contentBlocks(content: ChatTurn['content']): AnthropicContentBlock[] {
       continue;
     }
     const source = imageSource(part.image_url.url);
-    if (source.kind === 'base64') blocks.push({ type: 'image', source: { type: 'base64', media_type: source.mediaType, data: source.data } });
+    if (source.kind === 'base64')
+      blocks.push({
+        type: 'image',
+        source: { type: 'base64', media_type: source.mediaType, data: source.data },
+      });
     else blocks.push({ type: 'image', source: { type: 'url', url: source.url } });
   }
   return blocks;
 }
 
-export function mapToolChoice(choice: unknown, parallelToolCalls: unknown): AnthropicToolChoice | undefined {
+export function mapToolChoice(
+  choice: unknown,
+  parallelToolCalls: unknown,
+): AnthropicToolChoice | undefined {
   const disableParallel = parallelToolCalls === false ? { disable_parallel_tool_use: true } : {};
   if (choice === 'none') return { type: 'none' };
   if (choice === 'required') return { type: 'any', ...disableParallel };
   if (choice === 'auto') return { type: 'auto', ...disableParallel };
   const name = (choice as { function?: { name?: unknown } } | null)?.function?.name;
   if (typeof name === 'string') return { type: 'tool', name, ...disableParallel };
-  return parallelToolCalls === false ? { type: 'auto', disable_parallel_tool_use: true } : undefined;
+  return parallelToolCalls === false
+    ? { type: 'auto', disable_parallel_tool_use: true }
+    : undefined;
 }
 
 export function anthropicUrl(deployment: Pick<DeploymentConfig, 'baseUrl'>): string {
   return `${(deployment.baseUrl ?? '').replace(/\/+$/, '')}/messages`;
 }
 
-export function anthropicHeaders(deployment: Pick<DeploymentConfig, 'apiKey' | 'headers'>, requestId: string): Record<string, string> {
+export function anthropicHeaders(
+  deployment: Pick<DeploymentConfig, 'apiKey' | 'headers'>,
+  requestId: string,
+): Record<string, string> {
   // Lower-cased so a configured header (e.g. `anthropic-beta`) rides along but can never replace the key.
-  const configured = Object.fromEntries(Object.entries(deployment.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+  const configured = Object.fromEntries(
+    Object.entries(deployment.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+  );
   return {
     ...configured,
     'x-api-key': deployment.apiKey ?? '',

@@ -33,7 +33,10 @@ export function mapAnthropicStopReason(raw: unknown): FinishReason {
  */
 export function mapAnthropicUsage(usage: AnthropicUsage | null | undefined): TokenUsage {
   return {
-    promptTokens: tokenCount(usage?.input_tokens) + tokenCount(usage?.cache_read_input_tokens) + tokenCount(usage?.cache_creation_input_tokens),
+    promptTokens:
+      tokenCount(usage?.input_tokens) +
+      tokenCount(usage?.cache_read_input_tokens) +
+      tokenCount(usage?.cache_creation_input_tokens),
     completionTokens: tokenCount(usage?.output_tokens),
   };
 }
@@ -47,15 +50,26 @@ interface AnthropicResponseBlock {
 }
 
 export function mapAnthropicResponse(body: unknown): UpstreamChatResult {
-  const message = body as { content?: unknown; stop_reason?: unknown; usage?: AnthropicUsage } | null;
+  const message = body as {
+    content?: unknown;
+    stop_reason?: unknown;
+    usage?: AnthropicUsage;
+  } | null;
   if (!message || typeof message !== 'object' || !Array.isArray(message.content)) {
     throw new UpstreamError('invalid_response', 'Anthropic message without a content array');
   }
   const blocks = message.content as AnthropicResponseBlock[];
-  const texts = blocks.filter((block) => block?.type === 'text' && typeof block.text === 'string').map((block) => block.text as string);
+  const texts = blocks
+    .filter((block) => block?.type === 'text' && typeof block.text === 'string')
+    .map((block) => block.text as string);
   // thinking and redacted_thinking blocks are not part of the OpenAI answer and are left out.
   const toolCalls = blocks
-    .filter((block) => block?.type === 'tool_use' && typeof block.id === 'string' && typeof block.name === 'string')
+    .filter(
+      (block) =>
+        block?.type === 'tool_use' &&
+        typeof block.id === 'string' &&
+        typeof block.name === 'string',
+    )
     .map((block) => ({
       id: block.id as string,
       type: 'function' as const,

@@ -22,14 +22,21 @@ interface AnthropicStreamState {
 }
 
 export class AnthropicStreamMapper {
-  private readonly state: AnthropicStreamState = { usage: {}, toolIndexByBlock: new Map(), usageSent: false };
+  private readonly state: AnthropicStreamState = {
+    usage: {},
+    toolIndexByBlock: new Map(),
+    usageSent: false,
+  };
 
   map(event: AnthropicSseEvent): UpstreamStreamPart[] {
     let data: any;
     try {
       data = JSON.parse(event.data);
     } catch {
-      throw new UpstreamError('invalid_response', `stream event is not JSON: ${event.data.slice(0, 200)}`);
+      throw new UpstreamError(
+        'invalid_response',
+        `stream event is not JSON: ${event.data.slice(0, 200)}`,
+      );
     }
     switch (event.event ?? data?.type) {
       case 'message_start':
@@ -68,7 +75,12 @@ export class AnthropicStreamMapper {
     if (block?.type !== 'tool_use' || typeof data.index !== 'number') return [];
     const index = this.state.toolIndexByBlock.size;
     this.state.toolIndexByBlock.set(data.index, index);
-    const call: ToolCallDelta = { index, id: String(block.id), type: 'function', function: { name: String(block.name), arguments: '' } };
+    const call: ToolCallDelta = {
+      index,
+      id: String(block.id),
+      type: 'function',
+      function: { name: String(block.name), arguments: '' },
+    };
     return [{ type: 'delta', toolCalls: [call] }];
   }
 
@@ -77,10 +89,20 @@ export class AnthropicStreamMapper {
     if (delta?.type === 'text_delta' && typeof delta.text === 'string' && delta.text.length > 0) {
       return [{ type: 'delta', content: delta.text }];
     }
-    if (delta?.type === 'input_json_delta' && typeof delta.partial_json === 'string' && delta.partial_json.length > 0) {
+    if (
+      delta?.type === 'input_json_delta' &&
+      typeof delta.partial_json === 'string' &&
+      delta.partial_json.length > 0
+    ) {
       const index = this.state.toolIndexByBlock.get(data.index);
-      if (index === undefined) throw new UpstreamError('invalid_response', `input_json_delta for unknown block ${data.index}`);
-      return [{ type: 'delta', toolCalls: [{ index, function: { arguments: delta.partial_json } }] }];
+      if (index === undefined)
+        throw new UpstreamError(
+          'invalid_response',
+          `input_json_delta for unknown block ${data.index}`,
+        );
+      return [
+        { type: 'delta', toolCalls: [{ index, function: { arguments: delta.partial_json } }] },
+      ];
     }
     // thinking_delta, signature_delta and citations are not part of an OpenAI answer.
     return [];

@@ -1,10 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { refuseUnsupported } from '../chat-input';
-import type { ProviderAdapter, UpstreamChatRequest, UpstreamChatResult, UpstreamStreamPart } from '../provider-adapter.interface';
+import type {
+  ProviderAdapter,
+  UpstreamChatRequest,
+  UpstreamChatResult,
+  UpstreamStreamPart,
+} from '../provider-adapter.interface';
 import { UpstreamHttpClient } from '../upstream-http.client';
 import { readUpstreamSse, UpstreamSseEvent } from '../upstream-sse.reader';
 import { UpstreamError } from '../../common/errors/upstream.error';
-import { buildGeminiRequest, GeminiStreamMapper, geminiErrorFromResponse, geminiHeaders, geminiUrl, mapGeminiResponse } from './gemini.mapping';
+import {
+  buildGeminiRequest,
+  GeminiStreamMapper,
+  geminiErrorFromResponse,
+  geminiHeaders,
+  geminiUrl,
+  mapGeminiResponse,
+} from './gemini.mapping';
 
 /** Google's Gemini API: {base_url}/models/<model>:generateContent, or :streamGenerateContent?alt=sse. */
 @Injectable()
@@ -22,7 +34,9 @@ export class GeminiAdapter implements ProviderAdapter {
   async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamPart>> {
     refuseUnsupported(request.parameters, this.provider);
     const response = await this.send(request, true);
-    return mapEvents(readUpstreamSse(response.body, request.signal, { maxEventBytes: this.http.maxBodyBytes }));
+    return mapEvents(
+      readUpstreamSse(response.body, request.signal, { maxEventBytes: this.http.maxBodyBytes }),
+    );
   }
 
   private send(request: UpstreamChatRequest, stream: boolean) {
@@ -39,7 +53,9 @@ export class GeminiAdapter implements ProviderAdapter {
   }
 }
 
-async function* mapEvents(events: AsyncIterable<UpstreamSseEvent>): AsyncGenerator<UpstreamStreamPart> {
+async function* mapEvents(
+  events: AsyncIterable<UpstreamSseEvent>,
+): AsyncGenerator<UpstreamStreamPart> {
   const mapper = new GeminiStreamMapper();
   let finished = false;
   for await (const event of events) {

@@ -1,4 +1,8 @@
-import { parseRetryAfter, UpstreamError, UpstreamErrorKind } from '../../common/errors/upstream.error';
+import {
+  parseRetryAfter,
+  UpstreamError,
+  UpstreamErrorKind,
+} from '../../common/errors/upstream.error';
 
 // Google API errors: {"error":{"code":429,"message":"...","status":"RESOURCE_EXHAUSTED","details":[...]}}
 // (the non-SSE stream endpoint wraps it in an array). The canonical `status` decides.
@@ -22,7 +26,8 @@ const KIND_BY_STATUS: Record<string, UpstreamErrorKind> = {
   DEADLINE_EXCEEDED: 'timeout',
 };
 
-const CONTEXT_LENGTH = /input token count.*exceeds|exceeds the maximum number of tokens|context (window|length)/i;
+const CONTEXT_LENGTH =
+  /input token count.*exceeds|exceeds the maximum number of tokens|context (window|length)/i;
 
 interface GoogleError {
   code?: unknown;
@@ -37,13 +42,22 @@ function errorOf(body: unknown): GoogleError | undefined {
   return error && typeof error === 'object' ? (error as GoogleError) : undefined;
 }
 
-function kindFor(error: GoogleError | undefined, httpStatus: number | undefined): UpstreamErrorKind {
+function kindFor(
+  error: GoogleError | undefined,
+  httpStatus: number | undefined,
+): UpstreamErrorKind {
   const message = typeof error?.message === 'string' ? error.message : '';
   const details = Array.isArray(error?.details) ? error.details : [];
   // A wrong API key is a 400 INVALID_ARGUMENT with reason API_KEY_INVALID: our key, not the client's request.
-  if (details.some((detail) => detail?.reason === 'API_KEY_INVALID') || /API key not valid/i.test(message)) return 'upstream_auth';
+  if (
+    details.some((detail) => detail?.reason === 'API_KEY_INVALID') ||
+    /API key not valid/i.test(message)
+  )
+    return 'upstream_auth';
   const byStatus = typeof error?.status === 'string' ? KIND_BY_STATUS[error.status] : undefined;
-  const kind = byStatus ?? kindByHttpStatus(httpStatus ?? (typeof error?.code === 'number' ? error.code : undefined));
+  const kind =
+    byStatus ??
+    kindByHttpStatus(httpStatus ?? (typeof error?.code === 'number' ? error.code : undefined));
   return kind === 'bad_request' && CONTEXT_LENGTH.test(message) ? 'context_length' : kind;
 }
 
@@ -51,27 +65,43 @@ function kindByHttpStatus(status: number | undefined): UpstreamErrorKind {
   if (status === 401 || status === 403) return 'upstream_auth';
   if (status === 429) return 'rate_limited';
   if (status === 408 || status === 504) return 'timeout';
-  if (status !== undefined && status >= 400 && status < 500 && status !== 404 && status !== 409) return 'bad_request';
+  if (status !== undefined && status >= 400 && status < 500 && status !== 404 && status !== 409)
+    return 'bad_request';
   return 'unavailable';
 }
 
 /** Google puts the wait in a RetryInfo detail ("37s", "1.5s") rather than a Retry-After header. */
 function retryDelaySeconds(error: GoogleError | undefined): number | undefined {
-  const delay = error?.details?.find((detail) => detail?.['@type']?.endsWith('google.rpc.RetryInfo'))?.retryDelay;
+  const delay = error?.details?.find((detail) =>
+    detail?.['@type']?.endsWith('google.rpc.RetryInfo'),
+  )?.retryDelay;
   const match = typeof delay === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(delay) : null;
   return match ? Math.ceil(Number(match[1])) : undefined;
 }
 
-export function geminiErrorFromBody(body: unknown, httpStatus: number | undefined, context: string, retryAfterHeader?: string): UpstreamError {
+export function geminiErrorFromBody(
+  body: unknown,
+  httpStatus: number | undefined,
+  context: string,
+  retryAfterHeader?: string,
+): UpstreamError {
   const error = errorOf(body);
-  return new UpstreamError(kindFor(error, httpStatus), `${context}: ${JSON.stringify(body).slice(0, 2000)}`, {
-    upstreamStatus: httpStatus,
-    retryAfterSeconds: parseRetryAfter(retryAfterHeader) ?? retryDelaySeconds(error),
-  });
+  return new UpstreamError(
+    kindFor(error, httpStatus),
+    `${context}: ${JSON.stringify(body).slice(0, 2000)}`,
+    {
+      upstreamStatus: httpStatus,
+      retryAfterSeconds: parseRetryAfter(retryAfterHeader) ?? retryDelaySeconds(error),
+    },
+  );
 }
 
 /** A non-2xx answer; `body` is the raw response text. */
-export function geminiErrorFromResponse(status: number, body: string, retryAfterHeader?: string): UpstreamError {
+export function geminiErrorFromResponse(
+  status: number,
+  body: string,
+  retryAfterHeader?: string,
+): UpstreamError {
   let parsed: unknown = body;
   try {
     parsed = JSON.parse(body);

@@ -22,7 +22,8 @@ function sseData(text: string): string[] {
   const data: string[] = [];
   const parser = createParser({ onEvent: (event) => data.push(event.data) });
   const decoder = new TextDecoder();
-  for (const byte of Buffer.from(text)) parser.feed(decoder.decode(Uint8Array.of(byte), { stream: true }));
+  for (const byte of Buffer.from(text))
+    parser.feed(decoder.decode(Uint8Array.of(byte), { stream: true }));
   return data;
 }
 
@@ -38,7 +39,8 @@ const deployment = {
   headers: { 'X-Goog-Api-Key': 'not-this-one', 'X-Goog-User-Project': 'proj' },
 } as unknown as DeploymentConfig;
 
-const build = (messages: ChatTurn[], parameters: Record<string, unknown> = {}) => buildGeminiRequest({ messages, parameters });
+const build = (messages: ChatTurn[], parameters: Record<string, unknown> = {}) =>
+  buildGeminiRequest({ messages, parameters });
 
 describe('Gemini request mapping', () => {
   it('maps roles, system instruction and generation config', () => {
@@ -59,22 +61,39 @@ describe('Gemini request mapping', () => {
         { role: 'user', parts: [{ text: 'Weather?' }] },
       ],
       systemInstruction: { parts: [{ text: 'Be brief.' }, { text: 'Use metric units.' }] },
-      generationConfig: { temperature: 0.3, topP: 0.8, maxOutputTokens: 100, stopSequences: ['END'], seed: 7 },
+      generationConfig: {
+        temperature: 0.3,
+        topP: 0.8,
+        maxOutputTokens: 100,
+        stopSequences: ['END'],
+        seed: 7,
+      },
     });
   });
 
   it('sends no generationConfig when nothing was asked', () => {
-    expect(build([{ role: 'user', content: 'x' }])).toEqual({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] });
+    expect(build([{ role: 'user', content: 'x' }])).toEqual({
+      contents: [{ role: 'user', parts: [{ text: 'x' }] }],
+    });
   });
 
   it('maps response_format json_object and json_schema', () => {
-    expect(build([{ role: 'user', content: 'x' }], { response_format: { type: 'json_object' } }).generationConfig).toEqual({
+    expect(
+      build([{ role: 'user', content: 'x' }], { response_format: { type: 'json_object' } })
+        .generationConfig,
+    ).toEqual({
       responseMimeType: 'application/json',
     });
-    const schema = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false };
+    const schema = {
+      type: 'object',
+      properties: { a: { type: 'string' } },
+      required: ['a'],
+      additionalProperties: false,
+    };
     expect(
-      build([{ role: 'user', content: 'x' }], { response_format: { type: 'json_schema', json_schema: { name: 'r', schema, strict: true } } })
-        .generationConfig,
+      build([{ role: 'user', content: 'x' }], {
+        response_format: { type: 'json_schema', json_schema: { name: 'r', schema, strict: true } },
+      }).generationConfig,
     ).toEqual({ responseMimeType: 'application/json', responseJsonSchema: schema });
   });
 
@@ -97,7 +116,11 @@ describe('Gemini request mapping', () => {
           role: 'assistant',
           content: null,
           tool_calls: [
-            { id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"location":"SF"}' } },
+            {
+              id: 'call_a',
+              type: 'function',
+              function: { name: 'get_weather', arguments: '{"location":"SF"}' },
+            },
             { id: 'call_b', type: 'function', function: { name: 'get_time', arguments: '{}' } },
           ],
         },
@@ -106,7 +129,14 @@ describe('Gemini request mapping', () => {
       ],
       {
         tools: [
-          { type: 'function', function: { name: 'get_weather', description: 'Weather now', parameters: { type: 'object', properties: {} } } },
+          {
+            type: 'function',
+            function: {
+              name: 'get_weather',
+              description: 'Weather now',
+              parameters: { type: 'object', properties: {} },
+            },
+          },
           { type: 'function', function: { name: 'get_time' } },
         ],
         tool_choice: { type: 'function', function: { name: 'get_weather' } },
@@ -115,17 +145,26 @@ describe('Gemini request mapping', () => {
     expect(body.tools).toEqual([
       {
         functionDeclarations: [
-          { name: 'get_weather', description: 'Weather now', parametersJsonSchema: { type: 'object', properties: {} } },
+          {
+            name: 'get_weather',
+            description: 'Weather now',
+            parametersJsonSchema: { type: 'object', properties: {} },
+          },
           { name: 'get_time' },
         ],
       },
     ]);
-    expect(body.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_weather'] } });
+    expect(body.toolConfig).toEqual({
+      functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_weather'] },
+    });
     expect(body.contents).toEqual([
       { role: 'user', parts: [{ text: 'Weather and time in SF?' }] },
       {
         role: 'model',
-        parts: [{ functionCall: { name: 'get_weather', args: { location: 'SF' } } }, { functionCall: { name: 'get_time', args: {} } }],
+        parts: [
+          { functionCall: { name: 'get_weather', args: { location: 'SF' } } },
+          { functionCall: { name: 'get_time', args: {} } },
+        ],
       },
       {
         role: 'user',
@@ -144,11 +183,19 @@ describe('Gemini request mapping', () => {
     expect(id).toMatch(/^call_0123_sig_[A-Za-z0-9_-]+$/);
     const body = build([
       { role: 'user', content: 'Weather?' },
-      { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'get_weather', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id, type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
+      },
       { role: 'tool', tool_call_id: id, content: 'sunny' },
     ]);
-    expect(body.contents[1].parts).toEqual([{ functionCall: { name: 'get_weather', args: {} }, thoughtSignature: signature }]);
-    expect(body.contents[2].parts).toEqual([{ functionResponse: { name: 'get_weather', response: { result: 'sunny' } } }]);
+    expect(body.contents[1].parts).toEqual([
+      { functionCall: { name: 'get_weather', args: {} }, thoughtSignature: signature },
+    ]);
+    expect(body.contents[2].parts).toEqual([
+      { functionResponse: { name: 'get_weather', response: { result: 'sunny' } } },
+    ]);
     expect(thoughtSignatureOf('call_0123')).toBeUndefined();
   });
 
@@ -158,11 +205,15 @@ describe('Gemini request mapping', () => {
     ['required', { mode: 'ANY' }],
   ])('maps tool_choice %s', (tool_choice, expected) => {
     const tools = [{ type: 'function', function: { name: 'f' } }];
-    expect(build([{ role: 'user', content: 'x' }], { tools, tool_choice }).toolConfig).toEqual({ functionCallingConfig: expected });
+    expect(build([{ role: 'user', content: 'x' }], { tools, tool_choice }).toolConfig).toEqual({
+      functionCallingConfig: expected,
+    });
   });
 
   it('builds both URLs and the headers: our key wins over a configured one', () => {
-    expect(geminiUrl(deployment, false)).toBe('https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent');
+    expect(geminiUrl(deployment, false)).toBe(
+      'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent',
+    );
     expect(geminiUrl(deployment, true)).toBe(
       'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse',
     );
@@ -194,9 +245,19 @@ describe('Gemini response mapping', () => {
         {
           id: 'call_0_sig_CiQB0e2Kb7x0pZs1Jqkq',
           type: 'function',
-          function: { name: 'get_weather', arguments: '{"location":"San Francisco, CA","unit":"celsius"}' },
+          function: {
+            name: 'get_weather',
+            arguments: '{"location":"San Francisco, CA","unit":"celsius"}',
+          },
         },
-        { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris, France","unit":"celsius"}' } },
+        {
+          id: 'call_1',
+          type: 'function',
+          function: {
+            name: 'get_weather',
+            arguments: '{"location":"Paris, France","unit":"celsius"}',
+          },
+        },
       ],
       finishReason: 'tool_calls',
       rawFinishReason: 'STOP',
@@ -226,7 +287,9 @@ describe('Gemini response mapping', () => {
     ['SPII', 'content_filter'],
     ['OTHER', 'content_filter'],
   ])('maps finishReason %s to %s', (raw, expected) => {
-    const body = { candidates: [{ content: { parts: [{ text: 'x' }], role: 'model' }, finishReason: raw }] };
+    const body = {
+      candidates: [{ content: { parts: [{ text: 'x' }], role: 'model' }, finishReason: raw }],
+    };
     expect(mapGeminiResponse(body).finishReason).toBe(expected);
   });
 
@@ -240,14 +303,18 @@ describe('Gemini response mapping', () => {
   });
 
   it('refuses an answer with neither candidates nor a block reason', () => {
-    expect(() => mapGeminiResponse({ modelVersion: 'x' })).toThrow(expect.objectContaining({ kind: 'invalid_response' }));
+    expect(() => mapGeminiResponse({ modelVersion: 'x' })).toThrow(
+      expect.objectContaining({ kind: 'invalid_response' }),
+    );
   });
 });
 
 describe('Gemini stream mapping', () => {
   it('maps a recorded stream with text chunks, function calls and usage', () => {
     const mapper = new GeminiStreamMapper(counter());
-    const parts: UpstreamStreamPart[] = sseData(fixture('stream-text-function-call.sse')).flatMap((data) => mapper.map(data));
+    const parts: UpstreamStreamPart[] = sseData(fixture('stream-text-function-call.sse')).flatMap(
+      (data) => mapper.map(data),
+    );
     parts.push(...mapper.finish());
     expect(parts).toEqual([
       { type: 'delta', content: 'Let me look up the weather. Il fait beau à ' },
@@ -255,8 +322,18 @@ describe('Gemini stream mapping', () => {
       {
         type: 'delta',
         toolCalls: [
-          { index: 0, id: 'call_0', type: 'function', function: { name: 'get_weather', arguments: '{"location":"San Francisco, CA"}' } },
-          { index: 1, id: 'call_1', type: 'function', function: { name: 'get_time', arguments: '{"timezone":"America/Los_Angeles"}' } },
+          {
+            index: 0,
+            id: 'call_0',
+            type: 'function',
+            function: { name: 'get_weather', arguments: '{"location":"San Francisco, CA"}' },
+          },
+          {
+            index: 1,
+            id: 'call_1',
+            type: 'function',
+            function: { name: 'get_time', arguments: '{"timezone":"America/Los_Angeles"}' },
+          },
         ],
         finishReason: 'tool_calls',
         rawFinishReason: 'STOP',
@@ -267,16 +344,31 @@ describe('Gemini stream mapping', () => {
 
   it('keeps tool-call indices running across chunks', () => {
     const mapper = new GeminiStreamMapper(counter());
-    const call = (name: string) => JSON.stringify({ candidates: [{ content: { parts: [{ functionCall: { name, args: {} } }], role: 'model' } }] });
+    const call = (name: string) =>
+      JSON.stringify({
+        candidates: [{ content: { parts: [{ functionCall: { name, args: {} } }], role: 'model' } }],
+      });
     expect(mapper.map(call('a'))).toMatchObject([{ toolCalls: [{ index: 0, id: 'call_0' }] }]);
     expect(mapper.map(call('b'))).toMatchObject([{ toolCalls: [{ index: 1, id: 'call_1' }] }]);
   });
 
   it('reports the last usage at the end of a stream that never said why it stopped', () => {
     const mapper = new GeminiStreamMapper();
-    mapper.map(JSON.stringify({ candidates: [{ content: { parts: [{ text: 'a' }] } }], usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 1 } }));
-    mapper.map(JSON.stringify({ candidates: [{ content: { parts: [{ text: 'b' }] } }], usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 2 } }));
-    expect(mapper.finish()).toEqual([{ type: 'usage', usage: { promptTokens: 3, completionTokens: 2 } }]);
+    mapper.map(
+      JSON.stringify({
+        candidates: [{ content: { parts: [{ text: 'a' }] } }],
+        usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 1 },
+      }),
+    );
+    mapper.map(
+      JSON.stringify({
+        candidates: [{ content: { parts: [{ text: 'b' }] } }],
+        usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 2 },
+      }),
+    );
+    expect(mapper.finish()).toEqual([
+      { type: 'usage', usage: { promptTokens: 3, completionTokens: 2 } },
+    ]);
     expect(mapper.finish()).toEqual([]);
   });
 
@@ -294,12 +386,20 @@ describe('Gemini error mapping', () => {
     [400, 'error-invalid-api-key.json', 'upstream_auth'],
     [503, 'error-unavailable.json', 'upstream_overloaded'],
   ])('HTTP %i %s -> %s', (status, file, kind) => {
-    expect(geminiErrorFromResponse(status, fixture(file))).toMatchObject({ kind, options: { upstreamStatus: status } });
+    expect(geminiErrorFromResponse(status, fixture(file))).toMatchObject({
+      kind,
+      options: { upstreamStatus: status },
+    });
   });
 
   it('takes the retry delay of a RESOURCE_EXHAUSTED answer from RetryInfo, or from Retry-After when sent', () => {
-    expect(geminiErrorFromResponse(429, fixture('error-rate-limit.json'))).toMatchObject({ kind: 'rate_limited', options: { retryAfterSeconds: 37 } });
-    expect(geminiErrorFromResponse(429, fixture('error-rate-limit.json'), '5').options.retryAfterSeconds).toBe(5);
+    expect(geminiErrorFromResponse(429, fixture('error-rate-limit.json'))).toMatchObject({
+      kind: 'rate_limited',
+      options: { retryAfterSeconds: 37 },
+    });
+    expect(
+      geminiErrorFromResponse(429, fixture('error-rate-limit.json'), '5').options.retryAfterSeconds,
+    ).toBe(5);
   });
 
   it.each([
@@ -310,11 +410,15 @@ describe('Gemini error mapping', () => {
     ['INTERNAL', 500, 'unavailable'],
     ['DEADLINE_EXCEEDED', 504, 'timeout'],
   ])('status %s (HTTP %i) -> %s', (status, code, kind) => {
-    expect(geminiErrorFromResponse(code, JSON.stringify({ error: { code, message: 'x', status } })).kind).toBe(kind);
+    expect(
+      geminiErrorFromResponse(code, JSON.stringify({ error: { code, message: 'x', status } })).kind,
+    ).toBe(kind);
   });
 
   it('reads the array-wrapped form and falls back to the HTTP status for bodies that are not Google JSON', () => {
-    expect(geminiErrorFromResponse(429, `[${fixture('error-rate-limit.json')}]`).kind).toBe('rate_limited');
+    expect(geminiErrorFromResponse(429, `[${fixture('error-rate-limit.json')}]`).kind).toBe(
+      'rate_limited',
+    );
     expect(geminiErrorFromResponse(502, '<html>Bad Gateway</html>').kind).toBe('unavailable');
   });
 });

@@ -50,10 +50,14 @@ export interface GeminiRequestBody {
   systemInstruction?: { parts: Array<{ text: string }> };
   generationConfig?: GeminiGenerationConfig;
   tools?: Array<{ functionDeclarations: GeminiFunctionDeclaration[] }>;
-  toolConfig?: { functionCallingConfig: { mode: 'AUTO' | 'ANY' | 'NONE'; allowedFunctionNames?: string[] } };
+  toolConfig?: {
+    functionCallingConfig: { mode: 'AUTO' | 'ANY' | 'NONE'; allowedFunctionNames?: string[] };
+  };
 }
 
-export function buildGeminiRequest(request: Pick<UpstreamChatRequest, 'messages' | 'parameters'>): GeminiRequestBody {
+export function buildGeminiRequest(
+  request: Pick<UpstreamChatRequest, 'messages' | 'parameters'>,
+): GeminiRequestBody {
   const { parameters } = request;
   const body: GeminiRequestBody = { contents: mapContents(request.messages) };
   const system = request.messages
@@ -92,19 +96,25 @@ function generationConfig(parameters: Record<string, unknown>): GeminiGeneration
   if (stops) config.stopSequences = stops;
   // n > 1 is refused before this (refuseUnsupported): only the first candidate would be relayed.
   if (typeof parameters.seed === 'number') config.seed = parameters.seed;
-  if (typeof parameters.presence_penalty === 'number') config.presencePenalty = parameters.presence_penalty;
-  if (typeof parameters.frequency_penalty === 'number') config.frequencyPenalty = parameters.frequency_penalty;
-  const format = parameters.response_format as { type?: unknown; json_schema?: { schema?: unknown } } | undefined;
+  if (typeof parameters.presence_penalty === 'number')
+    config.presencePenalty = parameters.presence_penalty;
+  if (typeof parameters.frequency_penalty === 'number')
+    config.frequencyPenalty = parameters.frequency_penalty;
+  const format = parameters.response_format as
+    { type?: unknown; json_schema?: { schema?: unknown } } | undefined;
   if (format?.type === 'json_object') config.responseMimeType = 'application/json';
   if (format?.type === 'json_schema') {
     config.responseMimeType = 'application/json';
     const schema = format.json_schema?.schema;
-    if (schema && typeof schema === 'object') config.responseJsonSchema = schema as Record<string, unknown>;
+    if (schema && typeof schema === 'object')
+      config.responseJsonSchema = schema as Record<string, unknown>;
   }
   return config;
 }
 
-export function mapToolChoice(choice: unknown): NonNullable<GeminiRequestBody['toolConfig']>['functionCallingConfig'] | undefined {
+export function mapToolChoice(
+  choice: unknown,
+): NonNullable<GeminiRequestBody['toolConfig']>['functionCallingConfig'] | undefined {
   if (choice === 'auto') return { mode: 'AUTO' };
   if (choice === 'none') return { mode: 'NONE' };
   if (choice === 'required') return { mode: 'ANY' };
@@ -133,7 +143,10 @@ function mapContents(messages: ChatTurn[]): GeminiContent[] {
   return contents;
 }
 
-function mapTurn(turn: ChatTurn, functionNameByCallId: Map<string, string>): GeminiContent | undefined {
+function mapTurn(
+  turn: ChatTurn,
+  functionNameByCallId: Map<string, string>,
+): GeminiContent | undefined {
   switch (turn.role) {
     case 'user':
       return { role: 'user', parts: contentToParts(turn.content) };
@@ -148,8 +161,14 @@ function mapTurn(turn: ChatTurn, functionNameByCallId: Map<string, string>): Gem
       return { role: 'model', parts: [...contentToParts(turn.content), ...calls] };
     }
     case 'tool': {
-      const name = functionNameByCallId.get(turn.tool_call_id ?? '') ?? turn.name ?? 'unknown_function';
-      return { role: 'user', parts: [{ functionResponse: { name, response: functionResponse(contentText(turn.content)) } }] };
+      const name =
+        functionNameByCallId.get(turn.tool_call_id ?? '') ?? turn.name ?? 'unknown_function';
+      return {
+        role: 'user',
+        parts: [
+          { functionResponse: { name, response: functionResponse(contentText(turn.content)) } },
+        ],
+      };
     }
     default:
       return undefined;
@@ -160,7 +179,8 @@ function mapTurn(turn: ChatTurn, functionNameByCallId: Map<string, string>): Gem
 function functionResponse(text: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(text);
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+    if (value && typeof value === 'object' && !Array.isArray(value))
+      return value as Record<string, unknown>;
     return { result: value };
   } catch {
     return { result: text };
@@ -175,7 +195,8 @@ function contentToParts(content: ChatTurn['content']): GeminiPart[] {
       continue;
     }
     const source = imageSource(part.image_url.url);
-    if (source.kind === 'base64') parts.push({ inlineData: { mimeType: source.mediaType, data: source.data } });
+    if (source.kind === 'base64')
+      parts.push({ inlineData: { mimeType: source.mediaType, data: source.data } });
     else parts.push({ fileData: { mimeType: guessImageType(source.url), fileUri: source.url } });
   }
   return parts;
@@ -187,15 +208,23 @@ function guessImageType(url: string): string {
   return extension === 'jpg' ? 'image/jpeg' : `image/${extension}`;
 }
 
-export function geminiUrl(deployment: Pick<DeploymentConfig, 'baseUrl' | 'upstreamModel'>, stream: boolean): string {
+export function geminiUrl(
+  deployment: Pick<DeploymentConfig, 'baseUrl' | 'upstreamModel'>,
+  stream: boolean,
+): string {
   const base = (deployment.baseUrl ?? '').replace(/\/+$/, '');
   // Google's own examples name models both ways ("gemini-2.5-flash" and "models/gemini-2.5-flash").
   const model = (deployment.upstreamModel ?? '').replace(/^models\//, '');
   return `${base}/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
 }
 
-export function geminiHeaders(deployment: Pick<DeploymentConfig, 'apiKey' | 'headers'>, requestId: string): Record<string, string> {
-  const configured = Object.fromEntries(Object.entries(deployment.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+export function geminiHeaders(
+  deployment: Pick<DeploymentConfig, 'apiKey' | 'headers'>,
+  requestId: string,
+): Record<string, string> {
+  const configured = Object.fromEntries(
+    Object.entries(deployment.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+  );
   return {
     ...configured,
     'x-goog-api-key': deployment.apiKey ?? '',

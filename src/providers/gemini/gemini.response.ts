@@ -10,7 +10,8 @@ import { withThoughtSignature } from './gemini.tool-call-id';
 export type ToolCallIdGenerator = () => string;
 
 // Hex, so a generated id never contains the marker a thought signature is appended with.
-export const randomToolCallId: ToolCallIdGenerator = () => `call_${randomBytes(12).toString('hex')}`;
+export const randomToolCallId: ToolCallIdGenerator = () =>
+  `call_${randomBytes(12).toString('hex')}`;
 
 export interface GeminiUsageMetadata {
   promptTokenCount?: number;
@@ -46,7 +47,10 @@ export interface GeminiResponse {
  * SPII, LANGUAGE, IMAGE_SAFETY, MALFORMED_FUNCTION_CALL, OTHER, ...) all mean the answer was cut
  * by the provider for a reason other than length: OpenAI's nearest is content_filter.
  */
-export function mapGeminiFinishReason(raw: string | undefined, hasToolCalls: boolean): FinishReason {
+export function mapGeminiFinishReason(
+  raw: string | undefined,
+  hasToolCalls: boolean,
+): FinishReason {
   if (hasToolCalls && (raw === undefined || raw === 'STOP')) return 'tool_calls';
   if (raw === undefined || raw === 'STOP') return 'stop';
   if (raw === 'MAX_TOKENS') return 'length';
@@ -57,7 +61,8 @@ export function mapGeminiFinishReason(raw: string | undefined, hasToolCalls: boo
 export function mapGeminiUsage(usage: GeminiUsageMetadata | undefined): TokenUsage {
   return {
     promptTokens: tokenCount(usage?.promptTokenCount) + tokenCount(usage?.toolUsePromptTokenCount),
-    completionTokens: tokenCount(usage?.candidatesTokenCount) + tokenCount(usage?.thoughtsTokenCount),
+    completionTokens:
+      tokenCount(usage?.candidatesTokenCount) + tokenCount(usage?.thoughtsTokenCount),
   };
 }
 
@@ -68,7 +73,10 @@ export interface GeminiToolCall {
 }
 
 /** Visible text (thought summaries left out) and function calls of one candidate. */
-export function candidateOutput(candidate: GeminiCandidate | undefined, newId: ToolCallIdGenerator): { text: string; toolCalls: GeminiToolCall[] } {
+export function candidateOutput(
+  candidate: GeminiCandidate | undefined,
+  newId: ToolCallIdGenerator,
+): { text: string; toolCalls: GeminiToolCall[] } {
   const parts = Array.isArray(candidate?.content?.parts) ? candidate.content.parts : [];
   const text = parts
     .filter((part) => typeof part?.text === 'string' && part.thought !== true)
@@ -77,26 +85,42 @@ export function candidateOutput(candidate: GeminiCandidate | undefined, newId: T
   const toolCalls = parts
     .filter((part) => typeof part?.functionCall?.name === 'string')
     .map((part) => ({
-      id: withThoughtSignature(newId(), typeof part.thoughtSignature === 'string' ? part.thoughtSignature : undefined),
+      id: withThoughtSignature(
+        newId(),
+        typeof part.thoughtSignature === 'string' ? part.thoughtSignature : undefined,
+      ),
       type: 'function' as const,
-      function: { name: part.functionCall!.name as string, arguments: JSON.stringify(part.functionCall!.args ?? {}) },
+      function: {
+        name: part.functionCall!.name as string,
+        arguments: JSON.stringify(part.functionCall!.args ?? {}),
+      },
     }));
   return { text, toolCalls };
 }
 
 /** The first candidate: the adapter refuses n > 1 (refuseUnsupported), so Gemini is never asked for more. */
-export function mapGeminiResponse(body: unknown, newId: ToolCallIdGenerator = randomToolCallId): UpstreamChatResult {
+export function mapGeminiResponse(
+  body: unknown,
+  newId: ToolCallIdGenerator = randomToolCallId,
+): UpstreamChatResult {
   const response = body as GeminiResponse | null;
   if (!response || typeof response !== 'object' || Array.isArray(response)) {
-    throw new UpstreamError('invalid_response', 'Gemini answer is not a GenerateContentResponse object');
+    throw new UpstreamError(
+      'invalid_response',
+      'Gemini answer is not a GenerateContentResponse object',
+    );
   }
   const usage = mapGeminiUsage(response.usageMetadata);
   const candidate = response.candidates?.[0];
   if (!candidate) {
     // The prompt itself was blocked: no candidate at all, the reason in promptFeedback.
     const blockReason = response.promptFeedback?.blockReason;
-    if (blockReason) return { content: '', finishReason: 'content_filter', rawFinishReason: blockReason, usage };
-    throw new UpstreamError('invalid_response', 'Gemini answer without candidates or promptFeedback.blockReason');
+    if (blockReason)
+      return { content: '', finishReason: 'content_filter', rawFinishReason: blockReason, usage };
+    throw new UpstreamError(
+      'invalid_response',
+      'Gemini answer without candidates or promptFeedback.blockReason',
+    );
   }
   const { text, toolCalls } = candidateOutput(candidate, newId);
   return {

@@ -1,7 +1,14 @@
 import type { TokenUsage, UpstreamStreamPart } from '../provider-adapter.interface';
 import { UpstreamError } from '../../common/errors/upstream.error';
 import { geminiErrorFromBody } from './gemini.errors';
-import { candidateOutput, GeminiResponse, mapGeminiFinishReason, mapGeminiUsage, randomToolCallId, ToolCallIdGenerator } from './gemini.response';
+import {
+  candidateOutput,
+  GeminiResponse,
+  mapGeminiFinishReason,
+  mapGeminiUsage,
+  randomToolCallId,
+  ToolCallIdGenerator,
+} from './gemini.response';
 
 // streamGenerateContent?alt=sse: every `data:` is a whole GenerateContentResponse holding the
 // next piece of the answer. Function calls arrive whole (name and complete args) in one chunk.
@@ -17,7 +24,11 @@ interface GeminiStreamState {
 }
 
 export class GeminiStreamMapper {
-  private readonly state: GeminiStreamState = { nextToolIndex: 0, sawToolCall: false, usageSent: false };
+  private readonly state: GeminiStreamState = {
+    nextToolIndex: 0,
+    sawToolCall: false,
+    usageSent: false,
+  };
 
   constructor(private readonly newId: ToolCallIdGenerator = randomToolCallId) {}
 
@@ -27,7 +38,10 @@ export class GeminiStreamMapper {
     try {
       chunk = JSON.parse(data) as GeminiResponse;
     } catch {
-      throw new UpstreamError('invalid_response', `stream event is not JSON: ${data.slice(0, 200)}`);
+      throw new UpstreamError(
+        'invalid_response',
+        `stream event is not JSON: ${data.slice(0, 200)}`,
+      );
     }
     if (chunk?.error) throw geminiErrorFromBody(chunk, undefined, 'error event in stream');
     if (chunk.usageMetadata) this.state.usage = mapGeminiUsage(chunk.usageMetadata);
@@ -44,14 +58,21 @@ export class GeminiStreamMapper {
           ...(text.length > 0 ? { content: text } : {}),
           ...(toolDeltas.length > 0 ? { toolCalls: toolDeltas } : {}),
           ...(finished
-            ? { finishReason: mapGeminiFinishReason(candidate.finishReason, this.state.sawToolCall), rawFinishReason: candidate.finishReason }
+            ? {
+                finishReason: mapGeminiFinishReason(candidate.finishReason, this.state.sawToolCall),
+                rawFinishReason: candidate.finishReason,
+              }
             : {}),
         });
       }
       // The finishing chunk carries the final counts; usage is relayed right after it.
       if (finished) parts.push(...this.finish());
     } else if (chunk.promptFeedback?.blockReason) {
-      parts.push({ type: 'delta', finishReason: 'content_filter', rawFinishReason: chunk.promptFeedback.blockReason });
+      parts.push({
+        type: 'delta',
+        finishReason: 'content_filter',
+        rawFinishReason: chunk.promptFeedback.blockReason,
+      });
       parts.push(...this.finish());
     }
     return parts;

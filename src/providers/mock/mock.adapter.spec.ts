@@ -3,9 +3,29 @@ import type { DeploymentConfig } from '../../config/gateway-config.types';
 import type { UpstreamChatRequest, UpstreamStreamPart } from '../provider-adapter.interface';
 import { MockAdapter } from './mock.adapter';
 
-function request(mock: DeploymentConfig['mock'], signal = new AbortController().signal): UpstreamChatRequest {
-  const deployment: DeploymentConfig = { name: 'mock/0', publicModel: 'alpha-k3', provider: 'mock', timeoutMs: 1000, firstTokenTimeoutMs: 1000, maxConcurrency: null, maxQueueMs: 0, headers: {}, defaultMaxTokens: 4096, mock };
-  return { deployment, messages: [{ role: 'user', content: 'ping' }], parameters: {}, signal, requestId: 'req_1' };
+function request(
+  mock: DeploymentConfig['mock'],
+  signal = new AbortController().signal,
+): UpstreamChatRequest {
+  const deployment: DeploymentConfig = {
+    name: 'mock/0',
+    publicModel: 'alpha-k3',
+    provider: 'mock',
+    timeoutMs: 1000,
+    firstTokenTimeoutMs: 1000,
+    maxConcurrency: null,
+    maxQueueMs: 0,
+    headers: {},
+    defaultMaxTokens: 4096,
+    mock,
+  };
+  return {
+    deployment,
+    messages: [{ role: 'user', content: 'ping' }],
+    parameters: {},
+    signal,
+    requestId: 'req_1',
+  };
 }
 
 describe('MockAdapter.stream', () => {
@@ -13,20 +33,30 @@ describe('MockAdapter.stream', () => {
 
   it('streams the answer in at most chunk_count content chunks, then usage', async () => {
     const parts: UpstreamStreamPart[] = [];
-    for await (const part of await adapter.stream(request({ latencyMs: 0, chunkDelayMs: 0, chunkCount: 3 }))) parts.push(part);
+    for await (const part of await adapter.stream(
+      request({ latencyMs: 0, chunkDelayMs: 0, chunkCount: 3 }),
+    ))
+      parts.push(part);
 
     const deltas = parts.filter((part) => part.type === 'delta');
     expect(deltas).toHaveLength(3);
-    expect(deltas.map((part) => part.content).join('')).toBe('This is a mock answer from alpha-k3. You said: "ping"');
+    expect(deltas.map((part) => part.content).join('')).toBe(
+      'This is a mock answer from alpha-k3. You said: "ping"',
+    );
     expect(deltas.map((part) => part.finishReason)).toEqual([undefined, undefined, 'stop']);
-    expect(parts[parts.length - 1]).toEqual({ type: 'usage', usage: { promptTokens: 1, completionTokens: 10 } });
+    expect(parts[parts.length - 1]).toEqual({
+      type: 'usage',
+      usage: { promptTokens: 1, completionTokens: 10 },
+    });
   });
 
   it('stops waiting at once when the client disconnects, with the abort reason', async () => {
     const controller = new AbortController();
-    const iterator = (await adapter.stream(request({ latencyMs: 0, chunkDelayMs: 60_000, chunkCount: 4 }, controller.signal)))[
-      Symbol.asyncIterator
-    ]();
+    const iterator = (
+      await adapter.stream(
+        request({ latencyMs: 0, chunkDelayMs: 60_000, chunkCount: 4 }, controller.signal),
+      )
+    )[Symbol.asyncIterator]();
     await iterator.next();
 
     const second = iterator.next();

@@ -45,7 +45,9 @@ async function* streamAnswer(request: UpstreamChatRequest): AsyncGenerator<Upstr
     if (start > 0) await pause(chunkDelayMs, request.signal);
     const last = start + perChunk >= answer.words.length;
     const content = answer.words.slice(start, start + perChunk).join('');
-    yield last ? { type: 'delta', content, finishReason: answer.finishReason } : { type: 'delta', content };
+    yield last
+      ? { type: 'delta', content, finishReason: answer.finishReason }
+      : { type: 'delta', content };
   }
   if (answer.words.length === 0) yield { type: 'delta', finishReason: answer.finishReason };
   yield { type: 'usage', usage: answer.usage };
@@ -70,11 +72,15 @@ interface MockAnswer {
 }
 
 export function mockAnswer(request: UpstreamChatRequest): MockAnswer {
-  const lastUser = contentText([...request.messages].reverse().find((m) => m.role === 'user')?.content);
+  const lastUser = contentText(
+    [...request.messages].reverse().find((m) => m.role === 'user')?.content,
+  );
   const echo = lastUser.length > 200 ? `${lastUser.slice(0, 200)}…` : lastUser;
   const text = `This is a mock answer from ${request.deployment.publicModel}. You said: "${echo}"`;
   const all = text.match(/\S+\s*/g) ?? [];
-  const limit = Number(request.parameters.max_completion_tokens ?? request.parameters.max_tokens ?? Infinity);
+  const limit = Number(
+    request.parameters.max_completion_tokens ?? request.parameters.max_tokens ?? Infinity,
+  );
   const words = all.slice(0, Math.max(0, limit));
   const prompt = request.messages.map((m) => contentText(m.content)).join('\n');
   return {

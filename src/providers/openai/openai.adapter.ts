@@ -24,10 +24,17 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
 
   async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamPart>> {
     const response = await this.send(request, true);
-    return this.parts(readUpstreamSse(response.body, request.signal, { maxEventBytes: this.http.maxBodyBytes, isFinal: isDone }));
+    return this.parts(
+      readUpstreamSse(response.body, request.signal, {
+        maxEventBytes: this.http.maxBodyBytes,
+        isFinal: isDone,
+      }),
+    );
   }
 
-  private async *parts(events: AsyncIterable<{ data: string }>): AsyncGenerator<UpstreamStreamPart> {
+  private async *parts(
+    events: AsyncIterable<{ data: string }>,
+  ): AsyncGenerator<UpstreamStreamPart> {
     let sawDone = false;
     let sawFinish = false;
     for await (const event of events) {
@@ -40,7 +47,8 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
         yield part;
       }
     }
-    if (!sawDone && !sawFinish) throw new UpstreamError('invalid_response', 'stream ended before a finish_reason or [DONE]');
+    if (!sawDone && !sawFinish)
+      throw new UpstreamError('invalid_response', 'stream ended before a finish_reason or [DONE]');
   }
 
   private send(request: UpstreamChatRequest, stream: boolean) {

@@ -14,13 +14,22 @@ import { UpstreamError } from '../../common/errors/upstream.error';
 // Pure mappings between the gateway's adapter contract and the OpenAI wire format, kept free of
 // I/O so they can be tested on plain objects.
 
-const FINISH_REASONS: readonly FinishReason[] = ['stop', 'length', 'content_filter', 'tool_calls', 'function_call'];
+const FINISH_REASONS: readonly FinishReason[] = [
+  'stop',
+  'length',
+  'content_filter',
+  'tool_calls',
+  'function_call',
+];
 
 export function mapFinishReason(raw: unknown): FinishReason {
   return FINISH_REASONS.includes(raw as FinishReason) ? (raw as FinishReason) : 'stop';
 }
 
-export function buildRequestBody(request: UpstreamChatRequest, stream: boolean): Record<string, unknown> {
+export function buildRequestBody(
+  request: UpstreamChatRequest,
+  stream: boolean,
+): Record<string, unknown> {
   const body: Record<string, unknown> = {
     ...request.parameters,
     model: request.deployment.upstreamModel,
@@ -34,9 +43,14 @@ export function buildRequestBody(request: UpstreamChatRequest, stream: boolean):
   return body;
 }
 
-export function buildHeaders(deployment: DeploymentConfig, requestId: string): Record<string, string> {
+export function buildHeaders(
+  deployment: DeploymentConfig,
+  requestId: string,
+): Record<string, string> {
   // Lower-cased so a configured `Authorization` can never ride along next to the real one.
-  const configured = Object.fromEntries(Object.entries(deployment.headers).map(([name, value]) => [name.toLowerCase(), value]));
+  const configured = Object.fromEntries(
+    Object.entries(deployment.headers).map(([name, value]) => [name.toLowerCase(), value]),
+  );
   return {
     ...configured,
     authorization: `Bearer ${deployment.apiKey}`,
@@ -59,14 +73,18 @@ export function mapUsage(usage: OpenAiUsage | null | undefined): TokenUsage | un
   return { promptTokens, completionTokens };
 }
 
-
 export function mapCompletion(body: unknown, request: UpstreamChatRequest): UpstreamChatResult {
   const choices = (body as { choices?: Array<Record<string, any>> } | null)?.choices;
-  if (!Array.isArray(choices) || choices.length === 0) throw new UpstreamError('invalid_response', 'completion without choices[0].message');
+  if (!Array.isArray(choices) || choices.length === 0)
+    throw new UpstreamError('invalid_response', 'completion without choices[0].message');
   // Providers list choices by `index`; relayed in that order whatever order they came in.
-  const mapped = [...choices].sort((a, b) => (Number(a?.index) || 0) - (Number(b?.index) || 0)).map(mapChoice);
+  const mapped = [...choices]
+    .sort((a, b) => (Number(a?.index) || 0) - (Number(b?.index) || 0))
+    .map(mapChoice);
   const [first, ...more] = mapped;
-  const generated = mapped.map((choice) => choice.content ?? JSON.stringify(choice.toolCalls)).join('');
+  const generated = mapped
+    .map((choice) => choice.content ?? JSON.stringify(choice.toolCalls))
+    .join('');
   const usage = mapUsage((body as { usage?: OpenAiUsage }).usage) ?? {
     promptTokens: estimateTokens(JSON.stringify(request.messages)),
     completionTokens: estimateTokens(generated),
@@ -80,8 +98,12 @@ function mapChoice(choice: Record<string, any>): UpstreamChoice {
     throw new UpstreamError('invalid_response', 'completion without choices[0].message');
   }
   const content = typeof message.content === 'string' ? message.content : null;
-  const toolCalls = Array.isArray(message.tool_calls) && message.tool_calls.length > 0 ? message.tool_calls : undefined;
-  if (content === null && !toolCalls) throw new UpstreamError('invalid_response', 'message has neither content nor tool_calls');
+  const toolCalls =
+    Array.isArray(message.tool_calls) && message.tool_calls.length > 0
+      ? message.tool_calls
+      : undefined;
+  if (content === null && !toolCalls)
+    throw new UpstreamError('invalid_response', 'message has neither content nor tool_calls');
   return {
     content,
     toolCalls,
@@ -100,24 +122,36 @@ export function mapStreamEvent(data: string): UpstreamStreamPart[] {
     throw new UpstreamError('invalid_response', `stream event is not JSON: ${data.slice(0, 200)}`);
   }
   if (chunk?.error) {
-    throw new UpstreamError('unavailable', `error event in stream: ${JSON.stringify(chunk.error).slice(0, 2000)}`);
+    throw new UpstreamError(
+      'unavailable',
+      `error event in stream: ${JSON.stringify(chunk.error).slice(0, 2000)}`,
+    );
   }
   const parts: UpstreamStreamPart[] = [];
   // With n > 1 a chunk may carry any of the choices (usually one), each with its `index`.
   for (const choice of Array.isArray(chunk?.choices) ? chunk.choices : []) {
     const delta = choice?.delta ?? {};
-    const content = typeof delta.content === 'string' && delta.content.length > 0 ? delta.content : undefined;
-    const toolCalls = Array.isArray(delta.tool_calls) ? (delta.tool_calls as ToolCallDelta[]) : undefined;
+    const content =
+      typeof delta.content === 'string' && delta.content.length > 0 ? delta.content : undefined;
+    const toolCalls = Array.isArray(delta.tool_calls)
+      ? (delta.tool_calls as ToolCallDelta[])
+      : undefined;
     const finished = typeof choice?.finish_reason === 'string' && choice.finish_reason.length > 0;
     const logprobs = choice?.logprobs ?? undefined;
     if (content !== undefined || toolCalls || finished || logprobs !== undefined) {
-      const index = Number.isInteger(choice?.index) && choice.index > 0 ? (choice.index as number) : 0;
+      const index =
+        Number.isInteger(choice?.index) && choice.index > 0 ? (choice.index as number) : 0;
       parts.push({
         type: 'delta',
         ...(index > 0 ? { choiceIndex: index } : {}),
         content,
         toolCalls,
-        ...(finished ? { finishReason: mapFinishReason(choice.finish_reason), rawFinishReason: choice.finish_reason } : {}),
+        ...(finished
+          ? {
+              finishReason: mapFinishReason(choice.finish_reason),
+              rawFinishReason: choice.finish_reason,
+            }
+          : {}),
         ...(logprobs !== undefined ? { logprobs } : {}),
       });
     }
