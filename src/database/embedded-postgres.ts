@@ -1,6 +1,17 @@
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Logger } from '@nestjs/common';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -43,7 +54,7 @@ export class EmbeddedPostgres {
           'Stop that process first, or set DATABASE_URL.',
       );
     }
-    const db = await PGlite.create(resolve(directory, 'pgdata'));
+    const db = await openDataFolder(resolve(directory, 'pgdata'));
     const socketDir = privateSocketDir(directory);
     const server = new PGLiteSocketServer({
       db,
@@ -100,4 +111,27 @@ function privateSocketDir(dataDir: string): string {
   chmodSync(preferred, 0o700);
   rmSync(join(preferred, SOCKET_NAME), { force: true });
   return preferred;
+}
+
+/**
+ * The build's initialised data folder (scripts/build-embedded-template.js), next to the compiled
+ * code in dist/; absent when running from source, where PGlite's initdb runs instead.
+ */
+const TEMPLATE = join(__dirname, '..', 'embedded-pgdata');
+
+/**
+ * Opens the data folder, first copying the template into place when there is none yet. The copy
+ * goes to a scratch name and is renamed, so a start killed mid-copy leaves no half folder that
+ * a later start would take for a database.
+ */
+async function openDataFolder(pgdata: string): Promise<PGlite> {
+  if (!existsSync(pgdata) && existsSync(join(TEMPLATE, 'PG_VERSION'))) {
+    const scratch = `${pgdata}.tmp-${process.pid}`;
+    rmSync(scratch, { recursive: true, force: true });
+    cpSync(TEMPLATE, scratch, { recursive: true });
+    chmodSync(scratch, 0o700);
+    renameSync(scratch, pgdata);
+    new Logger('EmbeddedPostgres').log(`created ${pgdata} from the build's initialised template`);
+  }
+  return PGlite.create(pgdata);
 }

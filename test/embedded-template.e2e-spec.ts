@@ -1,0 +1,72 @@
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+
+const ROOT = join(__dirname, '..');
+
+/** Starts the built gateway on a data folder and resolves with its URL, demo key and output. */
+const running = new Set<ChildProcess>();
+afterEach(() => running.forEach((child) => child.kill('SIGKILL')));
+
+function start(dataDir: string) {
+  const child = spawn(process.execPath, ['dist/main.js'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', GATEWAY_DATA_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  let stdout = '';
+  const ready = new Promise<{ url: string; key?: string }>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const url = /gateway listening on (http:\S+)\/v1/.exec(stdout)?.[1];
+      if (url) resolve({ url, key: /Demo virtual key: (gk-\S+)/.exec(stdout)?.[1] });
+    });
+    child.on('close', (code) => reject(new Error(`gateway exited with ${code}: ${stdout}`)));
+  });
+  return { child, ready, output: () => stdout };
+}
+
+describe('embedded database template (npm run build)', () => {
+  beforeAll(() => {
+    const run = (args: string[]) => execFileSync(process.execPath, args, { cwd: ROOT });
+    run([join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json']);
+    run([join(ROOT, 'scripts/build-embedded-template.js')]);
+  }, 120_000);
+
+  it('creates a new data folder from the template, and a later start opens the folder as it is', async () => {
+    expect(existsSync(join(ROOT, 'dist', 'embedded-pgdata', 'PG_VERSION'))).toBe(true);
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'gateway-template-')), 'data');
+
+    const first = start(dataDir);
+    const { url, key } = await first.ready;
+    expect(first.output()).toContain("from the build's initialised template");
+    const client = new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 });
+    const answer = await client.chat.completions.create({
+      model: 'alpha-k3',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(answer.choices[0].message.content).toContain('alpha-k3');
+    first.child.kill('SIGTERM');
+    await new Promise((resolve) => first.child.once('exit', resolve));
+
+    const second = start(dataDir);
+    const again = await second.ready;
+    expect(second.output()).not.toContain("from the build's initialised template");
+    // The key made on the first start is still there: the folder was kept, not replaced.
+    const sameKey = new OpenAI({ apiKey: key, baseURL: `${again.url}/v1`, maxRetries: 0 });
+    expect(
+      (
+        await sameKey.chat.completions.create({
+          model: 'alpha-k3',
+          messages: [{ role: 'user', content: 'hi' }],
+        })
+      ).choices,
+    ).toHaveLength(1);
+    second.child.kill('SIGTERM');
+    await new Promise((resolve) => second.child.once('exit', resolve));
+  }, 60_000);
+});
