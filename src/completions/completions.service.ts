@@ -20,6 +20,7 @@ import { UpstreamError } from '../common/errors/upstream.error';
 import { MetricsService } from '../metrics/metrics.service';
 import { RequestTrace, TracingService } from '../tracing/tracing.service';
 import { UsageRecorder } from '../usage/usage-recorder.service';
+import { costOf, formatUsd } from '../common/money/price';
 import type { ChatCompletion, ChatCompletionChunk, CompletionUsage } from './chat-completion.types';
 import { AttemptDeadline } from './attempt-deadline';
 import { passthroughParameters } from './compatibility-matrix';
@@ -130,12 +131,14 @@ export class CompletionsService {
         },
         { acceptedAt: started, setHeaders: context.setHeaders },
       );
-      this.record(progress, {
+      const outcome = this.record(progress, {
         deployment,
         status: 'completed',
         httpStatus: 200,
         usage: result.usage,
       });
+      // Known before the body leaves, unlike a stream's (docs/spend.md).
+      if (outcome.cost) context.setHeaders({ 'x-gateway-cost-usd': outcome.cost.usd });
       await this.tokenLimits.settle(reservation, result.usage);
       return {
         id: newCompletionId(),
@@ -421,17 +424,20 @@ export class CompletionsService {
   private record(
     progress: Progress,
     { deployment, status, httpStatus, usage, errorCode }: Ending,
-  ): void {
+  ): CompletionOutcome {
     const { context, dto } = progress;
+    const price = deployment?.price;
     const outcome: CompletionOutcome = {
       requestId: context.requestId,
       keyId: context.key.id,
+      teamId: context.key.teamId ?? null,
       publicModel: dto.model,
       deployment: deployment?.name ?? null,
       status,
       httpStatus,
       stream: dto.stream === true,
       usage,
+      cost: price ? { usd: formatUsd(costOf(usage, price)), priceVersion: price.version } : null,
       latencyMs: Math.round(performance.now() - progress.started),
       attempts: progress.attempts,
       errorCode,
@@ -459,6 +465,7 @@ export class CompletionsService {
         `${outcome.status} ${outcome.httpStatus}${errorCode ? ` ${errorCode}` : ''} stream=${outcome.stream} ` +
         `tokens=${usage.promptTokens}+${usage.completionTokens} ${outcome.latencyMs}ms`,
     );
+    return outcome;
   }
 }
 
