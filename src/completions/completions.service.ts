@@ -20,6 +20,7 @@ import { UpstreamError } from '../common/errors/upstream.error';
 import { MetricsService } from '../metrics/metrics.service';
 import { RequestTrace, TracingService } from '../tracing/tracing.service';
 import { UsageRecorder } from '../usage/usage-recorder.service';
+import { TeamsService } from '../teams/teams.service';
 import { costOf, formatUsd } from '../common/money/price';
 import type { ChatCompletion, ChatCompletionChunk, CompletionUsage } from './chat-completion.types';
 import { AttemptDeadline } from './attempt-deadline';
@@ -89,6 +90,7 @@ export class CompletionsService {
     @Optional() config?: ConfigService,
     @Optional() private readonly metrics?: MetricsService,
     @Optional() private readonly tracing?: TracingService,
+    @Optional() private readonly teams?: TeamsService,
   ) {
     this.streamMaxDurationMs =
       config?.get<number>('STREAM_MAX_DURATION_MS') ?? DEFAULT_STREAM_MAX_DURATION_MS;
@@ -139,7 +141,7 @@ export class CompletionsService {
       });
       // Known before the body leaves, unlike a stream's (docs/spend.md).
       if (outcome.cost) context.setHeaders({ 'x-gateway-cost-usd': outcome.cost.usd });
-      await this.tokenLimits.settle(reservation, result.usage);
+      await this.tokenLimits.settle(reservation, result.usage, deployment.price);
       return {
         id: newCompletionId(),
         object: 'chat.completion',
@@ -300,7 +302,7 @@ export class CompletionsService {
       await iterator.return?.().catch(() => undefined);
       streamClosed?.();
       const settled = usage ?? this.estimateUsage(dto, streamed);
-      await this.tokenLimits.settle(reservation, settled);
+      await this.tokenLimits.settle(reservation, settled, deployment.price);
       if (status === 'completed')
         this.record(progress, { deployment, status, httpStatus: 200, usage: settled });
       // After the first chunk the client got 200 and an error event: the row says so, and
@@ -342,8 +344,12 @@ export class CompletionsService {
     progress: Progress,
   ) {
     try {
-      const deployments = this.router.deploymentsFor(dto.model, context.key);
-      const reservation = await this.tokenLimits.reserve(context.key, dto, context.setHeaders);
+      const team = (await this.teams?.forKey(context.key)) ?? null;
+      const deployments = this.router.deploymentsFor(dto.model, context.key, team);
+      const reservation = await this.tokenLimits.reserve(context.key, dto, context.setHeaders, {
+        team,
+        prices: deployments.map((deployment) => deployment.price),
+      });
       return { deployments, reservation };
     } catch (error) {
       const status = error instanceof GatewayException ? error.status : 500;

@@ -28,7 +28,7 @@ describe('TokenLimitsService', () => {
       request,
       noHeaders,
     );
-    expect(reservation.windows).toEqual([]);
+    expect(reservation.holds).toEqual([]);
     expect(consume).not.toHaveBeenCalled();
   });
 
