@@ -280,17 +280,18 @@ function refusal(
     const owner = charge.owner === 'key' ? 'this API key' : "this API key's team";
     const when = charge.period === 'total' ? 'in total' : `this ${charge.period}`;
     const renewal = charge.period === 'total' ? 'It does not renew' : `It renews in ${renews}`;
-    const show = charge.kind === 'spend' ? usd : (n: number) => `${n} tokens`;
-    const what = charge.kind === 'spend' ? 'dollar budget' : 'token budget';
-    const reserves =
-      charge.kind === 'spend'
-        ? 'the prompt estimate at the input price + max_tokens at the output price'
-        : 'prompt estimate + max_tokens';
+    const spend = charge.kind === 'spend';
+    const what = spend ? 'dollar budget' : 'token budget';
+    const of = (part: number) =>
+      spend ? `${usd(part)} of ${usd(limit)}` : `${part} of ${limit} tokens`;
+    const reserves = spend
+      ? `${usd(amount)} (the prompt estimate at the input price + max_tokens at the output price)`
+      : `${amount} (prompt estimate + max_tokens)`;
     const message =
       state.used >= limit
-        ? `The ${what} of ${owner} is spent: ${show(state.used)} of ${show(limit)} ${when}. ${renewal}.`
-        : `The ${what} of ${owner} has ${show(limit - state.used)} of ${show(limit)} left ${when}, and this request ` +
-          `reserves ${show(amount)} (${reserves}). Lower max_tokens${charge.period === 'total' ? '' : `, or wait for the budget to renew in ${renews}`}.`;
+        ? `The ${what} of ${owner} is spent: ${of(state.used)} ${when}. ${renewal}.`
+        : `The ${what} of ${owner} has ${of(limit - state.used)} left ${when}, and this request ` +
+          `reserves ${reserves}. Lower max_tokens${charge.period === 'total' ? '' : `, or wait for the budget to renew in ${renews}`}.`;
     // x-should-retry: false stops the official clients' automatic retries, which cannot succeed.
     return new GatewayException(
       charge.kind === 'spend' ? 'spend_budget_exceeded' : 'budget_exceeded',
