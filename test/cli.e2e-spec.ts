@@ -315,4 +315,31 @@ describe('teams and spend on the CLI (docs/spend.md)', () => {
     await deleteTeam(cli, team.name, io);
     expect(lines[0]).toMatch(/1 key\(s\) left it/);
   });
+
+  it('seeds dollar budgets, refusing a malformed one', async () => {
+    process.env.GATEWAY_SEED_KEYS = JSON.stringify([
+      {
+        name: `seed-usd-${unique}`,
+        key: `gk-seed-usd-${unique}-zzzzzzzzzz`,
+        budget_usd: '12.75',
+        budget_period: 'month',
+      },
+    ]);
+    try {
+      await seedKeys(cli, io);
+      for (const bad of [{ budget_usd: 12.75, budget_period: 'month' }, { budget_usd: '5' }]) {
+        process.env.GATEWAY_SEED_KEYS = JSON.stringify([
+          { name: 'z', key: `gk-seed-usd-${unique}-wwwwwwwwww`, ...bad },
+        ]);
+        await expect(seedKeys(cli, io)).rejects.toThrow('"budget_usd"');
+      }
+    } finally {
+      delete process.env.GATEWAY_SEED_KEYS;
+    }
+    lines = [];
+    await listKeys(cli, true, io);
+    expect(
+      JSON.parse(lines[0]).find((k: { name: string }) => k.name === `seed-usd-${unique}`),
+    ).toMatchObject({ budget_usd: '12.75', budget_period: 'month', team_id: null });
+  });
 });

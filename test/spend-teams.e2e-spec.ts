@@ -205,6 +205,15 @@ describe('teams', () => {
     expect(refused.status).toBe(403);
     expect(refused.body.error).toMatchObject({ code: 'model_not_allowed', param: 'model' });
     expect(refused.body.error.message).toMatch(/team is not allowed/);
+    // GET /v1/models lists only what both lists allow.
+    const listed = await request(gateway.url)
+      .get('/v1/models')
+      .set('Authorization', `Bearer ${key.secret}`);
+    expect(listed.body.data.map((model: { id: string }) => model.id)).toEqual(['alpha-k3']);
+    const hidden = await request(gateway.url)
+      .get('/v1/models/beta-v4-pro-0813')
+      .set('Authorization', `Bearer ${key.secret}`);
+    expect(hidden.status).toBe(404);
     // Out of the team, the key may use every model again.
     await admin.patch(`/keys/${key.id}`, { team_id: null });
     expect((await chat(key.secret, 'beta-v4-pro-0813')).status).toBe(200);
