@@ -88,9 +88,14 @@ export class TeamsService {
     try {
       found = await this.repository.findById(key.teamId);
     } catch (error) {
-      // Postgres unreachable: the last known settings keep applying rather than failing the request.
+      // Postgres unreachable: the last known settings keep applying rather than failing the
+      // request; with none known it is an outage (503), as for key lookups, never a bypass.
       if (cached) return cached.team;
-      throw error;
+      throw new GatewayException('service_unavailable', {
+        message: "The gateway cannot check this API key's team right now. Retry later.",
+        headers: { 'retry-after': '1' },
+        cause: error,
+      });
     }
     const team = found ? toView(found) : null;
     this.cache.set(key.teamId, { team, until: Date.now() + TEAM_CACHE_TTL_MS });
