@@ -19,7 +19,8 @@ const COLUMNS = `"id", "created_at", "request_id", "key_id", "public_model", "de
 /**
  * One statement inserts the batch and adds the rows it really inserted (RETURNING skips the
  * duplicates of a retried batch) to the daily rollups, so rollups and raw records always agree
- * (docs/spend.md, "Rollups"). Days are UTC.
+ * (docs/spend.md, "Spend reports and retention"). Days are UTC. Rollup rows are upserted in key
+ * order, so instances flushing at the same time lock them in the same order and cannot deadlock.
  */
 const INSERT_BATCH = `
 WITH inserted AS (
@@ -44,6 +45,7 @@ SELECT ("created_at" AT TIME ZONE 'UTC')::date, "key_id", COALESCE("team_id"::te
   COALESCE(sum("cost_usd"), 0), count(*) FILTER (WHERE "cost_usd" IS NULL), sum("latency_ms")
 FROM inserted
 GROUP BY 1, 2, 3, 4, 5
+ORDER BY 1, 2, 3, 4, 5
 ON CONFLICT ("day", "key_id", "team_id", "public_model", "deployment") DO UPDATE SET
   "requests" = d."requests" + EXCLUDED."requests",
   "completed" = d."completed" + EXCLUDED."completed",
