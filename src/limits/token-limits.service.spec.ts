@@ -95,7 +95,7 @@ describe('TokenLimitsService: dollar budgets and teams (docs/spend.md)', () => {
     const counters = new MemoryCounterStore();
     const limits = service({}, counters);
     const key = aVirtualKey({ budgetUsd: '1', budgetPeriod: 'day' });
-    const reservation = await limits.reserve(key, request, noHeaders, { prices: [price] });
+    const reservation = await limits.reserve(key, request, noHeaders, { candidates: [{ price }] });
     expect(reservation.holds).toEqual([expect.objectContaining({ unit: 'usd', amount: 190_000 })]);
     await limits.settle(reservation, { promptTokens: 10, completionTokens: 5 }, price);
     const spendKey = reservation.holds[0].windows[0].key;
@@ -105,7 +105,9 @@ describe('TokenLimitsService: dollar budgets and teams (docs/spend.md)', () => {
 
   it('holds no dollars when no candidate deployment has a price', async () => {
     const key = aVirtualKey({ budgetUsd: '1', budgetPeriod: 'day' });
-    const reservation = await service({}).reserve(key, request, noHeaders, { prices: [null] });
+    const reservation = await service({}).reserve(key, request, noHeaders, {
+      candidates: [{ price: null }],
+    });
     expect(reservation.holds).toEqual([]);
   });
 
@@ -115,7 +117,7 @@ describe('TokenLimitsService: dollar budgets and teams (docs/spend.md)', () => {
     const key = aVirtualKey({ budgetUsd: '1', budgetPeriod: 'day', teamId: 't1' });
     const poorTeam = { ...team, budgetUsd: '0.0001', budgetPeriod: 'day' as const };
     const error = await limits
-      .reserve(key, request, noHeaders, { prices: [price], team: poorTeam })
+      .reserve(key, request, noHeaders, { candidates: [{ price }], team: poorTeam })
       .catch((caught: unknown) => caught);
     expect(error).toMatchObject({
       code: 'spend_budget_exceeded',

@@ -28,6 +28,7 @@ import {
   ReservableRequest,
   reservationCost,
   reservationTokens,
+  type PricedCandidate,
   type Range,
 } from './token-reservation';
 
@@ -49,11 +50,11 @@ export interface TokenReservation {
   settled: boolean;
 }
 
-/** What the limits need besides the key: its team and the prices of the candidate deployments. */
+/** What the limits need besides the key: its team and the candidate deployments' prices. */
 export interface SpendContext {
   team?: TeamView | null;
-  /** Prices of the deployments the request may be routed to; null for an unpriced one. */
-  prices?: Array<Price | null | undefined>;
+  /** The deployments the request may be routed to: price (null: unpriced) and completion cap. */
+  candidates?: PricedCandidate[];
 }
 
 const NOTHING_RESERVED: TokenReservation = Object.freeze({ holds: [], settled: true });
@@ -211,7 +212,7 @@ export class TokenLimitsService {
     if (spends.length > 0) {
       // Dollars are held only when some candidate deployment has a price: an unpriced one costs
       // nothing known (docs/spend.md, "Dollar budgets").
-      const cost = reservationCost(request, this.defaultMaxTokens, context.prices ?? []);
+      const cost = reservationCost(request, this.defaultMaxTokens, context.candidates ?? []);
       if (cost)
         for (const charges of spends)
           steps.push({

@@ -44,27 +44,36 @@ export function reservationTokens(request: ReservableRequest, defaultMaxTokens: 
  * What a request reserves against dollar budgets, in pico-dollars: the prompt estimate at the
  * dearest input rate (input, cached input or cache write, so a cache write cannot overshoot)
  * plus the completion cap at the dearer of output and reasoning, at the dearest of the candidate
- * deployments (failover may land on any). Without a cap the completion is taken as
- * `defaultMaxTokens` per choice, held in full (unlike tokens, a dollar hold never shrinks to fit
- * the room left), so only an answer longer than that default can overshoot, by its excess.
+ * deployments (failover may land on any). Without a cap the completion is taken as the
+ * candidate's own cap when it sends one (`maxTokens`: Anthropic's default_max_tokens), else
+ * `defaultMaxTokens`, per choice, and held in full (unlike tokens, a dollar hold never shrinks to
+ * fit the room left), so only an answer longer than that can overshoot, by its excess.
  * Null when no candidate has a price.
  */
 export function reservationCost(
   request: ReservableRequest,
   defaultMaxTokens: number,
-  prices: Array<Price | null | undefined>,
+  candidates: PricedCandidate[],
 ): { min: bigint; max: bigint } | null {
-  const priced = prices.filter((price): price is Price => !!price);
-  if (priced.length === 0) return null;
   const prompt = BigInt(estimatePromptTokens(request.messages));
   const choices = BigInt(request.n ?? 1);
   const requested = request.max_completion_tokens ?? request.max_tokens;
-  const cap = BigInt(requested ?? defaultMaxTokens) * choices;
   const max = (a: bigint, b: bigint) => (a > b ? a : b);
-  const inputRate = priced
-    .map((price) => max(max(price.input, price.cachedInput), price.cacheWrite))
-    .reduce(max);
-  const outputRate = priced.map((price) => max(price.output, price.reasoning)).reduce(max);
-  const cost = prompt * inputRate + cap * outputRate;
-  return { min: cost, max: cost };
+  let cost: bigint | null = null;
+  for (const { price, maxTokens } of candidates) {
+    if (!price) continue;
+    const inputRate = max(max(price.input, price.cachedInput), price.cacheWrite);
+    const outputRate = max(price.output, price.reasoning);
+    const cap = BigInt(requested ?? maxTokens ?? defaultMaxTokens) * choices;
+    const candidate = prompt * inputRate + cap * outputRate;
+    cost = cost === null ? candidate : max(cost, candidate);
+  }
+  return cost === null ? null : { min: cost, max: cost };
+}
+
+/** A deployment the request may be routed to, as the dollar hold sees it. */
+export interface PricedCandidate {
+  price?: Price | null;
+  /** The completion cap the deployment sends when the request has none (Anthropic). */
+  maxTokens?: number;
 }
