@@ -87,33 +87,35 @@ function micro(decimal: string): bigint {
 async function fire200(app: TestApp, secret: string, body: object) {
   upstream.next(...Array.from({ length: 200 }, () => worstCase));
   const responses = await Promise.all(Array.from({ length: 200 }, () => chat(app, secret, body)));
-  // Handlers the refused requests did not use must not answer later tests.
-  upstream.next(); // no-op: keeps the API obvious
+  // The handlers of the refused requests must not answer later tests.
+  upstream.clearQueue();
   return responses;
 }
 
+const redis = testRedisNamespace();
+afterAll(() => redis.cleanup());
+
 describe.each([
-  ['Redis', () => ({ REDIS_URL: redis.prefix && TEST_REDIS_URL, REDIS_KEY_PREFIX: redis.prefix })],
-  ['memory', () => ({ REDIS_URL: '' })],
+  ['Redis', { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redis.prefix }],
+  ['memory', { REDIS_URL: '' }],
 ])('dollar budgets with the %s counter store', (_store, env) => {
   let app: TestApp;
 
   beforeAll(async () => {
     app = await startTestApp({
       models: models(),
-      env: { ...env(), USAGE_FLUSH_INTERVAL_MS: '50', DEFAULT_MAX_TOKENS_RESERVATION: '10' },
+      env: { ...env, USAGE_FLUSH_INTERVAL_MS: '50', DEFAULT_MAX_TOKENS_RESERVATION: '10' },
     });
   });
 
   afterAll(async () => {
     await app.close();
-    drainHandlers();
   });
 
   it('200 concurrent requests with max_tokens at a budget for 50: exactly 50 pass, spend never exceeds it', async () => {
     const key = await createKey(app, { budgetUsd: BUDGET_FOR_50, budgetPeriod: 'day' });
     const responses = await fire200(app, key.secret, { max_tokens: 10 });
-    drainHandlers();
+    upstream.clearQueue();
     const ok = responses.filter((r) => r.status === 200);
     const refused = responses.filter((r) => r.status === 429);
     expect(ok).toHaveLength(50);
@@ -137,7 +139,7 @@ describe.each([
   it('without max_tokens the default reservation is held in full: answers within it never overshoot', async () => {
     const key = await createKey(app, { budgetUsd: BUDGET_FOR_50, budgetPeriod: 'month' });
     const responses = await fire200(app, key.secret, {});
-    drainHandlers();
+    upstream.clearQueue();
     expect(responses.filter((r) => r.status === 200)).toHaveLength(50);
     const total = await storedSpend(key.id, 50);
     expect(micro(total)).toBeLessThanOrEqual(micro(BUDGET_FOR_50));
@@ -151,7 +153,7 @@ describe.each([
       upstream.next(completion('x', { prompt_tokens: 10, completion_tokens: 1 }));
       results.push((await chat(app, key.secret, { max_tokens: 10 })).status);
     }
-    drainHandlers();
+    upstream.clearQueue();
     // 3 * 12 = 36 spent: the 4th holds 30 and only 24 are left. Without settlement to the
     // real cost, only 2 would have passed (2 * 30 = 60).
     expect(results).toEqual([200, 200, 200, 429, 429, 429]);
@@ -160,11 +162,3 @@ describe.each([
     expect(refused.headers['retry-after']).toBeUndefined();
   });
 });
-
-const redis = testRedisNamespace();
-afterAll(() => redis.cleanup());
-
-/** Queued handlers that refused requests never consumed would answer later tests. */
-function drainHandlers(): void {
-  (upstream as unknown as { handlers: UpstreamHandler[] }).handlers.length = 0;
-}

@@ -50,6 +50,11 @@ export class FakeOpenAiUpstream {
     return this;
   }
 
+  /** Drops the queued handlers no request used (e.g. those of requests the gateway refused). */
+  clearQueue(): void {
+    this.handlers.length = 0;
+  }
+
   /** Resolves when a request's connection is closed by the gateway before the answer ended. */
   waitForAbort(): Promise<void> {
     return new Promise((resolve) => this.closeWaiters.push(resolve));
