@@ -1,3 +1,4 @@
+import { TeamsModule } from './teams/teams.module';
 import {
   Logger,
   MiddlewareConsumer,
@@ -51,6 +52,7 @@ export const COMPLETIONS_BODY_LIMIT = '1mb';
     DatabaseModule.forRoot(),
     UsageModule,
     KeysModule,
+    TeamsModule,
     AuthModule,
     ThrottlingModule,
     CompletionsModule,

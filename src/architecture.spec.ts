@@ -12,7 +12,18 @@ const LAYERS: string[][] = [
   // 1: persistence.
   ['database'],
   // 2: features, each usable on its own.
-  ['keys', 'auth', 'limits', 'usage', 'providers', 'throttling', 'metrics', 'tracing', 'health'],
+  [
+    'keys',
+    'teams',
+    'auth',
+    'limits',
+    'usage',
+    'providers',
+    'throttling',
+    'metrics',
+    'tracing',
+    'health',
+  ],
   // 3: the request pipeline that combines the features.
   ['completions'],
   // 4: surfaces built on everything below.

@@ -5,6 +5,15 @@ import { Client } from 'pg';
 import request from 'supertest';
 import { CliModule } from '../src/cli/cli.module';
 import { createKey, listKeys, revokeKey, rotateKey, seedKeys } from '../src/cli/commands';
+import {
+  createTeam,
+  deleteTeam,
+  listTeams,
+  spend,
+  updateKey,
+  updateTeam,
+} from '../src/cli/spend-commands';
+import { eventually } from './support/eventually';
 import { startTestApp, TestApp } from './support/test-app';
 
 describe('key management CLI (same service as the gateway)', () => {
@@ -191,5 +200,146 @@ describe('key management CLI (same service as the gateway)', () => {
     expect((await ask(JSON.parse(lines[0]).secret)).headers['x-ratelimit-limit-requests']).toBe(
       '100',
     );
+  });
+});
+
+describe('teams and spend on the CLI (docs/spend.md)', () => {
+  let cli: INestApplicationContext;
+  let gateway: TestApp;
+  let database: Client;
+  let lines: string[];
+  const io = { out: (text: string) => void lines.push(text) };
+  const unique = `${Date.now()}`;
+  const ask = (key: string) =>
+    request(gateway.url)
+      .post('/v1/chat/completions')
+      .set('Authorization', `Bearer ${key}`)
+      .send({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hi there' }] });
+
+  beforeAll(async () => {
+    cli = await NestFactory.createApplicationContext(
+      CliModule.forCommand({ allowUnmigrated: false }),
+      { logger: false },
+    );
+    gateway = await startTestApp({
+      models: { 'alpha-k3': [{ provider: 'mock', price: { input: '3', output: '15' } }] },
+      env: { KEY_CACHE_TTL_MS: '0', USAGE_FLUSH_INTERVAL_MS: '20' },
+    });
+    database = new Client({ connectionString: process.env.DATABASE_URL });
+    await database.connect();
+  });
+  beforeEach(() => (lines = []));
+  afterAll(async () => {
+    await database.end();
+    await cli.close();
+    await gateway.close();
+  });
+
+  it('creates and updates a team, puts keys in it, moves one out, and reports its spend', async () => {
+    await createTeam(
+      cli,
+      {
+        name: `cli-team-${unique}`,
+        budgetUsd: '20',
+        budgetPeriod: 'month',
+        allowedModels: ['alpha-k3'],
+        json: true,
+      },
+      io,
+    );
+    const team = JSON.parse(lines[0]);
+    expect(team).toMatchObject({ budget_usd: '20', budget_period: 'month' });
+    lines = [];
+    await updateTeam(cli, team.name, { tokenBudget: 1_000_000, json: true }, io);
+    expect(JSON.parse(lines[0])).toMatchObject({ token_budget: 1_000_000, budget_usd: '20' });
+
+    lines = [];
+    await createKey(
+      cli,
+      {
+        name: `cli-member-${unique}`,
+        json: true,
+        team: team.name,
+        budgetUsd: '1.5',
+        budgetPeriod: 'day',
+      },
+      io,
+    );
+    const member = JSON.parse(lines[0]);
+    expect(member).toMatchObject({ team_id: team.id, budget_usd: '1.5', budget_period: 'day' });
+    lines = [];
+    await createKey(cli, { name: `cli-other-${unique}`, json: true }, io);
+    const other = JSON.parse(lines[0]);
+    lines = [];
+    await updateKey(cli, other.name, { team: team.id, json: true }, io);
+    expect(JSON.parse(lines[0]).team_id).toBe(team.id);
+
+    for (const secret of [member.secret, member.secret, other.secret])
+      expect((await ask(secret)).status).toBe(200);
+    await eventually(async () => {
+      lines = [];
+      await spend(cli, { groupBy: 'team', team: team.name, format: 'json' }, io);
+      expect(JSON.parse(lines[0])).toEqual([
+        expect.objectContaining({ team: team.id, name: team.name, requests: 3 }),
+      ]);
+    }, 5_000);
+    const [raw] = (
+      await database.query<{ total: string }>(
+        `SELECT sum(cost_usd)::text AS total FROM usage_records WHERE team_id = $1`,
+        [team.id],
+      )
+    ).rows;
+
+    const [row] = JSON.parse(lines[0]);
+    expect(`${row.cost_usd}`).toBe(raw.total.replace(/0+$/, '').replace(/\.$/, ''));
+    lines = [];
+    await spend(cli, { groupBy: 'key', team: team.name, format: 'csv' }, io);
+    const csv = lines[0].split('\r\n');
+    expect(csv[0]).toBe(
+      'key,name,requests,prompt_tokens,completion_tokens,cached_tokens,reasoning_tokens,cost_usd,unpriced_requests',
+    );
+    expect(
+      csv
+        .slice(1)
+        .map((line) => line.split(',')[1])
+        .sort(),
+    ).toEqual([member.name, other.name].sort());
+
+    lines = [];
+    await updateKey(cli, other.name, { team: null, json: true }, io);
+    expect(JSON.parse(lines[0]).team_id).toBeNull();
+    lines = [];
+    await listTeams(cli, false, io);
+    expect(lines.some((line) => line.includes(team.name) && line.includes('20'))).toBe(true);
+    lines = [];
+    await deleteTeam(cli, team.name, io);
+    expect(lines[0]).toMatch(/1 key\(s\) left it/);
+  });
+
+  it('seeds dollar budgets, refusing a malformed one', async () => {
+    process.env.GATEWAY_SEED_KEYS = JSON.stringify([
+      {
+        name: `seed-usd-${unique}`,
+        key: `gk-seed-usd-${unique}-zzzzzzzzzz`,
+        budget_usd: '12.75',
+        budget_period: 'month',
+      },
+    ]);
+    try {
+      await seedKeys(cli, io);
+      for (const bad of [{ budget_usd: 12.75, budget_period: 'month' }, { budget_usd: '5' }]) {
+        process.env.GATEWAY_SEED_KEYS = JSON.stringify([
+          { name: 'z', key: `gk-seed-usd-${unique}-wwwwwwwwww`, ...bad },
+        ]);
+        await expect(seedKeys(cli, io)).rejects.toThrow('"budget_usd"');
+      }
+    } finally {
+      delete process.env.GATEWAY_SEED_KEYS;
+    }
+    lines = [];
+    await listKeys(cli, true, io);
+    expect(
+      JSON.parse(lines[0]).find((k: { name: string }) => k.name === `seed-usd-${unique}`),
+    ).toMatchObject({ budget_usd: '12.75', budget_period: 'month', team_id: null });
   });
 });

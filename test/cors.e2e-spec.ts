@@ -77,6 +77,7 @@ describe('CORS with CORS_ORIGINS set', () => {
         'x-ratelimit-remaining-requests',
         'x-gateway-deployment',
         'x-gateway-overhead-ms',
+        'x-gateway-cost-usd',
       ]),
     );
     const unauthorized = await request(gateway.url)

@@ -232,6 +232,8 @@ describe('dashboard: page and sign-in', () => {
           errors: 0,
           total_tokens: chat.body.usage.total_tokens,
           avg_latency_ms: expect.any(Number),
+          // The embedded mock has no price: cost unknown, not zero.
+          cost_usd: null,
         });
         expect(
           usage.body.by_model.find((series: { id: string }) => series.id === 'alpha-k3').points[0]

@@ -124,6 +124,8 @@ describe('dashboard in a real browser', () => {
     const row = page.locator('#usage-totals tbody tr', { hasText: name });
     await row.waitFor();
     expect(await row.locator('td').first().textContent()).toBe('1');
+    // The embedded mock has no price: the cost column says unknown, not $0.
+    expect(await row.locator('td').last().textContent()).toBe('–');
     expect(await page.locator('.chart canvas').count()).toBeGreaterThanOrEqual(4); // uPlot drew the charts
     await shot('usage');
     const [download] = await Promise.all([

@@ -149,7 +149,10 @@ describe('fake Anthropic upstream', () => {
     expect(JSON.parse(args)).toEqual({ location: 'San Francisco' });
     expect(parts.slice(-2)).toEqual([
       { type: 'delta', finishReason: 'tool_calls', rawFinishReason: 'tool_use' },
-      { type: 'usage', usage: { promptTokens: 30, completionTokens: 21 } },
+      {
+        type: 'usage',
+        usage: { promptTokens: 30, completionTokens: 21, cachedTokens: 0, cacheWriteTokens: 0 },
+      },
     ]);
   });
 
@@ -236,7 +239,7 @@ describe('fake Gemini upstream', () => {
       content: 'Sunny.',
       finishReason: 'stop',
       rawFinishReason: 'STOP',
-      usage: { promptTokens: 11, completionTokens: 7 },
+      usage: { promptTokens: 11, completionTokens: 7, reasoningTokens: 5 },
     });
   });
 

@@ -9,6 +9,8 @@ import { AdminConfigController } from './admin-config.controller';
 import { AdminKeysController } from './admin-keys.controller';
 import { AdminThrottlerOptions, AdminThrottlerStorage } from './admin-throttler.guard';
 import { AdminUsageController } from './admin-usage.controller';
+import { AdminTeamsController } from './admin-teams.controller';
+import { AdminSpendController } from './admin-spend.controller';
 
 /** Admin requests carry small JSON documents: 100 KiB is plenty, where completions need 1 MiB of messages. */
 export const ADMIN_BODY_LIMIT = '100kb';
@@ -19,7 +21,13 @@ export const ADMIN_BODY_LIMIT = '100kb';
  */
 @Module({
   imports: [KeysModule, LimitsModule],
-  controllers: [AdminKeysController, AdminUsageController, AdminConfigController],
+  controllers: [
+    AdminKeysController,
+    AdminTeamsController,
+    AdminUsageController,
+    AdminSpendController,
+    AdminConfigController,
+  ],
   providers: [
     {
       provide: AdminThrottlerOptions,

@@ -5,6 +5,7 @@ import { MIGRATIONS_DIR } from '../database/database-connection';
 import { presentCreatedKey, presentKey } from '../keys/virtual-key.presenter';
 import { VirtualKeyService } from '../keys/virtual-key.service';
 import { BudgetPeriod, keyState } from '../keys/virtual-key.types';
+import { TeamsService } from '../teams/teams.service';
 import { readSeedKeys } from './seed-keys';
 
 export interface CliOutput {
@@ -19,7 +20,10 @@ export interface KeyCreateOptions {
   models?: string[];
   expires?: Date;
   budget?: number;
+  budgetUsd?: string;
   budgetPeriod?: BudgetPeriod;
+  /** A team id or name. */
+  team?: string;
 }
 
 export async function createKey(
@@ -27,6 +31,7 @@ export async function createKey(
   options: KeyCreateOptions,
   io: CliOutput,
 ): Promise<void> {
+  const teamId = options.team ? (await app.get(TeamsService).get(options.team)).id : null;
   const { key, secret } = await app.get(VirtualKeyService).create({
     name: options.name,
     rpmLimit: options.rpm ?? null,
@@ -34,7 +39,9 @@ export async function createKey(
     allowedModels: options.models ?? [],
     expiresAt: options.expires ?? null,
     tokenBudget: options.budget ?? null,
+    budgetUsd: options.budgetUsd ?? null,
     budgetPeriod: options.budgetPeriod ?? null,
+    teamId,
   });
   if (options.json) {
     io.out(JSON.stringify(presentCreatedKey({ key, secret })));

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { budgetToCounterUnits, MAX_BUDGET_USD } from '../common/money/price';
 import type { SeedKeyInput } from '../keys/virtual-key.service';
 import { BUDGET_PERIODS, BudgetPeriod } from '../keys/virtual-key.types';
 
@@ -12,13 +13,15 @@ interface DeclaredKey {
   allowed_models?: unknown;
   expires_at?: unknown;
   token_budget?: unknown;
+  budget_usd?: unknown;
   budget_period?: unknown;
 }
 
 /**
  * Admin-declared keys, from GATEWAY_SEED_KEYS (a JSON array) and/or the JSON or YAML file named
  * by GATEWAY_SEED_FILE. Each entry: name, and key or key_sha256; optional rpm_limit, tpm_limit,
- * token_budget with budget_period, allowed_models, expires_at.
+ * token_budget and/or budget_usd (a decimal string) with budget_period, allowed_models,
+ * expires_at. Teams are not seeded: a seed leaves a key's team as it is.
  */
 export function readSeedKeys(env: NodeJS.ProcessEnv): SeedKeyInput[] {
   const declared: unknown[] = [];
@@ -89,12 +92,28 @@ function toSeedInput(entry: DeclaredKey, index: number): SeedKeyInput {
   if (budgetPeriod !== null && !BUDGET_PERIODS.includes(budgetPeriod as BudgetPeriod)) {
     throw new Error(`${where}: "budget_period" must be one of ${BUDGET_PERIODS.join(', ')}`);
   }
-  if ((tokenBudget === null) !== (budgetPeriod === null)) {
-    throw new Error(`${where}: "token_budget" and "budget_period" go together`);
+  const budgetUsd = entry.budget_usd ?? null;
+  if (
+    budgetUsd !== null &&
+    !(
+      typeof budgetUsd === 'string' &&
+      /^\d{1,7}(\.\d{1,6})?$/.test(budgetUsd) &&
+      (budgetToCounterUnits(budgetUsd) ?? Infinity) <= Number(MAX_BUDGET_USD) * 1e9
+    )
+  ) {
+    throw new Error(
+      `${where}: "budget_usd" must be a decimal string of US dollars above 0 and at most ${MAX_BUDGET_USD}, with at most 6 decimal places`,
+    );
+  }
+  if ((tokenBudget === null && budgetUsd === null) !== (budgetPeriod === null)) {
+    throw new Error(
+      `${where}: "${budgetUsd === null ? 'token_budget' : 'budget_usd'}" and "budget_period" go together`,
+    );
   }
   return {
     name: entry.name,
     tokenBudget,
+    budgetUsd: budgetUsd as string | null,
     budgetPeriod: budgetPeriod as BudgetPeriod | null,
     secret: typeof entry.key === 'string' ? entry.key : undefined,
     secretSha256: typeof entry.key_sha256 === 'string' ? entry.key_sha256 : undefined,

@@ -20,6 +20,8 @@ import { UpstreamError } from '../common/errors/upstream.error';
 import { MetricsService } from '../metrics/metrics.service';
 import { RequestTrace, TracingService } from '../tracing/tracing.service';
 import { UsageRecorder } from '../usage/usage-recorder.service';
+import { TeamsService } from '../teams/teams.service';
+import { costOf, formatUsd } from '../common/money/price';
 import type { ChatCompletion, ChatCompletionChunk, CompletionUsage } from './chat-completion.types';
 import { AttemptDeadline } from './attempt-deadline';
 import { passthroughParameters } from './compatibility-matrix';
@@ -88,6 +90,7 @@ export class CompletionsService {
     @Optional() config?: ConfigService,
     @Optional() private readonly metrics?: MetricsService,
     @Optional() private readonly tracing?: TracingService,
+    @Optional() private readonly teams?: TeamsService,
   ) {
     this.streamMaxDurationMs =
       config?.get<number>('STREAM_MAX_DURATION_MS') ?? DEFAULT_STREAM_MAX_DURATION_MS;
@@ -130,13 +133,15 @@ export class CompletionsService {
         },
         { acceptedAt: started, setHeaders: context.setHeaders },
       );
-      this.record(progress, {
+      const outcome = this.record(progress, {
         deployment,
         status: 'completed',
         httpStatus: 200,
         usage: result.usage,
       });
-      await this.tokenLimits.settle(reservation, result.usage);
+      // Known before the body leaves, unlike a stream's (docs/spend.md).
+      if (outcome.cost) context.setHeaders({ 'x-gateway-cost-usd': outcome.cost.usd });
+      await this.tokenLimits.settle(reservation, result.usage, deployment.price);
       return {
         id: newCompletionId(),
         object: 'chat.completion',
@@ -297,7 +302,7 @@ export class CompletionsService {
       await iterator.return?.().catch(() => undefined);
       streamClosed?.();
       const settled = usage ?? this.estimateUsage(dto, streamed);
-      await this.tokenLimits.settle(reservation, settled);
+      await this.tokenLimits.settle(reservation, settled, deployment.price);
       if (status === 'completed')
         this.record(progress, { deployment, status, httpStatus: 200, usage: settled });
       // After the first chunk the client got 200 and an error event: the row says so, and
@@ -339,8 +344,16 @@ export class CompletionsService {
     progress: Progress,
   ) {
     try {
-      const deployments = this.router.deploymentsFor(dto.model, context.key);
-      const reservation = await this.tokenLimits.reserve(context.key, dto, context.setHeaders);
+      const team = (await this.teams?.forKey(context.key)) ?? null;
+      const deployments = this.router.deploymentsFor(dto.model, context.key, team);
+      const reservation = await this.tokenLimits.reserve(context.key, dto, context.setHeaders, {
+        team,
+        candidates: deployments.map((deployment) => ({
+          price: deployment.price,
+          // Anthropic is sent default_max_tokens when the request has no cap (docs/spend.md).
+          maxTokens: deployment.provider === 'anthropic' ? deployment.defaultMaxTokens : undefined,
+        })),
+      });
       return { deployments, reservation };
     } catch (error) {
       const status = error instanceof GatewayException ? error.status : 500;
@@ -421,17 +434,20 @@ export class CompletionsService {
   private record(
     progress: Progress,
     { deployment, status, httpStatus, usage, errorCode }: Ending,
-  ): void {
+  ): CompletionOutcome {
     const { context, dto } = progress;
+    const price = deployment?.price;
     const outcome: CompletionOutcome = {
       requestId: context.requestId,
       keyId: context.key.id,
+      teamId: context.key.teamId ?? null,
       publicModel: dto.model,
       deployment: deployment?.name ?? null,
       status,
       httpStatus,
       stream: dto.stream === true,
       usage,
+      cost: price ? { usd: formatUsd(costOf(usage, price)), priceVersion: price.version } : null,
       latencyMs: Math.round(performance.now() - progress.started),
       attempts: progress.attempts,
       errorCode,
@@ -459,6 +475,7 @@ export class CompletionsService {
         `${outcome.status} ${outcome.httpStatus}${errorCode ? ` ${errorCode}` : ''} stream=${outcome.stream} ` +
         `tokens=${usage.promptTokens}+${usage.completionTokens} ${outcome.latencyMs}ms`,
     );
+    return outcome;
   }
 }
 

@@ -1,3 +1,4 @@
+import type { TeamView } from '../teams/team.types';
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { performance } from 'node:perf_hooks';
@@ -70,7 +71,11 @@ export class DeploymentRouter {
     };
   }
 
-  deploymentsFor(model: string, key: VirtualKeyView): DeploymentConfig[] {
+  deploymentsFor(
+    model: string,
+    key: VirtualKeyView,
+    team?: Pick<TeamView, 'allowedModels'> | null,
+  ): DeploymentConfig[] {
     const deployments = this.config.deploymentsFor(model);
     if (!deployments) {
       // Only the models this key may use: the rest of the catalogue is none of its business.
@@ -86,6 +91,13 @@ export class DeploymentRouter {
       throw new GatewayException('model_not_allowed', {
         param: 'model',
         message: `This API key is not allowed to use the model \`${model}\`.`,
+      });
+    }
+    // The team's allow-list applies on top of the key's: a model must be in both (docs/spend.md).
+    if (team && team.allowedModels.length > 0 && !team.allowedModels.includes(model)) {
+      throw new GatewayException('model_not_allowed', {
+        param: 'model',
+        message: `This API key's team is not allowed to use the model \`${model}\`.`,
       });
     }
     return deployments;

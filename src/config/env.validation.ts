@@ -217,6 +217,16 @@ export class EnvironmentVariables {
   @Max(1_200)
   USAGE_RETENTION_MONTHS = 0;
 
+  /**
+   * Days of raw usage records kept (docs/spend.md, "Retention"); 0 keeps them all. Daily spend
+   * rollups are kept whatever this says. With USAGE_RETENTION_MONTHS too, the shorter one wins.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(36_500)
+  USAGE_RETENTION_DAYS = 0;
+
   /** How often buffered usage records are written to Postgres. */
   @Transform(toInt)
   @IsInt()

@@ -16,6 +16,37 @@ import {
   ValidateNested,
 } from 'class-validator';
 
+/** USD per million tokens, at most 6 decimal places so every cost is exact (docs/spend.md). */
+const PRICE = /^\d{1,6}(\.\d{1,6})?$/;
+const PRICE_MESSAGE =
+  '$property must be a decimal string of US dollars per million tokens with at most 6 decimal places, e.g. "0.15"';
+
+/** `price` of a deployment; absent classes fall back to `input` or `output`. */
+export class PriceConfigDto {
+  @IsString({ message: PRICE_MESSAGE })
+  @Matches(PRICE, { message: PRICE_MESSAGE })
+  input: string;
+
+  @IsOptional()
+  @IsString({ message: PRICE_MESSAGE })
+  @Matches(PRICE, { message: PRICE_MESSAGE })
+  cached_input?: string;
+
+  @IsOptional()
+  @IsString({ message: PRICE_MESSAGE })
+  @Matches(PRICE, { message: PRICE_MESSAGE })
+  cache_write?: string;
+
+  @IsString({ message: PRICE_MESSAGE })
+  @Matches(PRICE, { message: PRICE_MESSAGE })
+  output: string;
+
+  @IsOptional()
+  @IsString({ message: PRICE_MESSAGE })
+  @Matches(PRICE, { message: PRICE_MESSAGE })
+  reasoning?: string;
+}
+
 /** One deployment as written in the YAML file (snake_case, as in LiteLLM's config). */
 export class DeploymentConfigDto {
   @IsIn(PROVIDER_NAMES)
@@ -87,6 +118,13 @@ export class DeploymentConfigDto {
   @IsOptional()
   @IsObject()
   headers?: Record<string, string>;
+
+  /** Prices per million tokens; without one, costs are unknown (null). */
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => PriceConfigDto)
+  price?: PriceConfigDto;
 
   @IsOptional()
   @IsInt()

@@ -1,3 +1,4 @@
+import { toPrice } from '../common/money/price';
 import { readFileSync } from 'node:fs';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
@@ -99,6 +100,7 @@ function toDeployment(
     maxQueueMs: dto.max_queue_ms ?? DEFAULT_MAX_QUEUE_MS,
     headers: dto.headers ?? {},
     defaultMaxTokens: dto.default_max_tokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
+    price: dto.price ? toPrice(dto.price) : null,
     mock: {
       latencyMs: dto.latency_ms ?? 0,
       chunkDelayMs: dto.chunk_delay_ms ?? 20,

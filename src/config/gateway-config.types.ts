@@ -14,6 +14,8 @@ export interface MockSettings {
   chunkCount: number;
 }
 
+import type { Price } from '../common/money/price';
+
 export interface DeploymentConfig {
   /** Stable name used in logs and usage records, e.g. `alpha-k3/0`. */
   name: string;
@@ -38,6 +40,8 @@ export interface DeploymentConfig {
   headers: Record<string, string>;
   /** Anthropic: max_tokens when the request has none (`default_max_tokens`). */
   defaultMaxTokens: number;
+  /** `price`, per token; null when the deployment declares none (costs unknown). */
+  price?: Price | null;
   mock: MockSettings;
 }
 

@@ -1,3 +1,5 @@
+import { parseDecimal } from '../common/money/decimal';
+import { COST_DECIMALS, formatUsd } from '../common/money/price';
 import {
   Body,
   Controller,
@@ -204,6 +206,8 @@ function series(
         prompt_tokens: number;
         completion_tokens: number;
         latency_sum: number;
+        /** Pico-dollars, exact; null while no request of the point had a price. */
+        cost: bigint | null;
       }
     >
   >();
@@ -218,20 +222,25 @@ function series(
       prompt_tokens: 0,
       completion_tokens: 0,
       latency_sum: 0,
+      cost: null,
     };
     point.requests += row.requests;
     point.errors += row.errors;
     point.prompt_tokens += row.promptTokens;
     point.completion_tokens += row.completionTokens;
     point.latency_sum += row.latencySum;
+    const cost = row.costUsd === null ? null : parseDecimal(row.costUsd, COST_DECIMALS);
+    if (cost !== null) point.cost = (point.cost ?? 0n) + cost;
     buckets.set(t, point);
   }
   return [...groups].map(([group, buckets]) => ({
     id: group,
     name: nameOf(group),
-    points: [...buckets].map(([t, { latency_sum, ...point }]) => ({
+    points: [...buckets].map(([t, { latency_sum, cost, ...point }]) => ({
       t: new Date(t).toISOString(),
       ...point,
+      // US dollars as an exact decimal string (docs/spend.md); null when nothing was priced.
+      cost_usd: cost === null ? null : formatUsd(cost),
       total_tokens: point.prompt_tokens + point.completion_tokens,
       avg_latency_ms: point.requests > 0 ? Math.round(latency_sum / point.requests) : 0,
     })),

@@ -10,6 +10,8 @@ export interface UsageBucketRow {
   promptTokens: number;
   completionTokens: number;
   latencySum: number;
+  /** Exact decimal string of US dollars; null when no request of the row had a price. */
+  costUsd: string | null;
 }
 
 /** Time series over usage_records for the Usage page, and each key's last use for the Keys page. */
@@ -26,7 +28,8 @@ export class DashboardUsageService {
              (count(*) FILTER (WHERE status <> 'completed'))::int AS errors,
              coalesce(sum(prompt_tokens), 0)::bigint AS prompt_tokens,
              coalesce(sum(completion_tokens), 0)::bigint AS completion_tokens,
-             coalesce(sum(latency_ms), 0)::bigint AS latency_sum
+             coalesce(sum(latency_ms), 0)::bigint AS latency_sum,
+             sum(cost_usd)::text AS cost_usd
         FROM usage_records
        WHERE created_at >= ${from} AND created_at < ${to}
        GROUP BY 1, 2, 3
@@ -40,6 +43,7 @@ export class DashboardUsageService {
       promptTokens: Number(row.prompt_tokens),
       completionTokens: Number(row.completion_tokens),
       latencySum: Number(row.latency_sum),
+      costUsd: (row.cost_usd as string | null) ?? null,
     }));
   }
 

@@ -15,7 +15,9 @@ export function presentKey(key: VirtualKeyView) {
     rpm_limit: key.rpmLimit,
     tpm_limit: key.tpmLimit,
     token_budget: key.tokenBudget,
+    budget_usd: key.budgetUsd,
     budget_period: key.budgetPeriod,
+    team_id: key.teamId,
     allowed_models: key.allowedModels,
     previous_secret_expires_at: key.previousSecretExpiresAt?.toISOString() ?? null,
   };

@@ -32,6 +32,10 @@ export class VirtualKeyRepository {
     return this.prisma.virtualKey.findMany({ orderBy: { createdAt: 'asc' } });
   }
 
+  async teamExists(id: string): Promise<boolean> {
+    return (await this.prisma.team.count({ where: { id } })) > 0;
+  }
+
   count(): Promise<number> {
     return this.prisma.virtualKey.count();
   }

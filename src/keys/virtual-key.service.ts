@@ -34,7 +34,8 @@ export class VirtualKeyService {
 
   async create(input: CreateVirtualKeyInput): Promise<CreatedVirtualKey> {
     if (await this.repository.findByName(input.name)) throw nameTaken(input.name);
-    assertBudget(input.tokenBudget ?? null, input.budgetPeriod ?? null);
+    assertBudget(input.tokenBudget ?? null, input.budgetUsd ?? null, input.budgetPeriod ?? null);
+    await this.assertTeam(input.teamId);
     const secret = generateSecret();
     const key = await this.uniqueName(input.name, () =>
       this.repository.create({
@@ -76,8 +77,13 @@ export class VirtualKeyService {
     if (input.tokenBudget !== undefined) data.tokenBudget = input.tokenBudget;
     if (input.budgetPeriod !== undefined) data.budgetPeriod = input.budgetPeriod;
     if (input.allowedModels !== undefined) data.allowedModels = input.allowedModels;
+    if (input.budgetUsd !== undefined) data.budgetUsd = input.budgetUsd;
+    if (input.teamId !== undefined)
+      data.team = input.teamId === null ? { disconnect: true } : { connect: { id: input.teamId } };
+    await this.assertTeam(input.teamId);
     assertBudget(
       input.tokenBudget !== undefined ? input.tokenBudget : key.tokenBudget,
+      input.budgetUsd !== undefined ? input.budgetUsd : (key.budgetUsd?.toString() ?? null),
       input.budgetPeriod !== undefined
         ? input.budgetPeriod
         : (key.budgetPeriod as BudgetPeriod | null),
@@ -87,6 +93,16 @@ export class VirtualKeyService {
         this.announce(this.repository.update(key.id, data)),
       ),
     );
+  }
+
+  /** A team_id must name an existing team: a clear 400 rather than a foreign-key failure. */
+  private async assertTeam(teamId: string | null | undefined): Promise<void> {
+    if (!teamId) return;
+    if (!(await this.repository.teamExists(teamId)))
+      throw new GatewayException('invalid_parameter', {
+        param: 'team_id',
+        message: `No team has the id "${teamId}".`,
+      });
   }
 
   /** Revokes by id or name; revoking twice keeps the first revocation time. */
@@ -140,7 +156,8 @@ export class VirtualKeyService {
     if (input.secret !== undefined && !SECRET_FORMAT.test(input.secret)) {
       throw new Error(`seed key "${input.name}": a key is 20-256 characters of A-Z a-z 0-9 _ - .`);
     }
-    assertBudget(input.tokenBudget ?? null, input.budgetPeriod ?? null);
+    assertBudget(input.tokenBudget ?? null, input.budgetUsd ?? null, input.budgetPeriod ?? null);
+    await this.assertTeam(input.teamId);
     const declared = {
       secretHash,
       keyPrefix: input.secret ? displayPrefix(input.secret) : 'seeded',
@@ -203,18 +220,28 @@ function settings(input: VirtualKeySettings) {
     rpmLimit: input.rpmLimit ?? null,
     tpmLimit: input.tpmLimit ?? null,
     tokenBudget: input.tokenBudget ?? null,
+    budgetUsd: input.budgetUsd ?? null,
     budgetPeriod: input.budgetPeriod ?? null,
     allowedModels: input.allowedModels ?? [],
+    ...(input.teamId ? { team: { connect: { id: input.teamId } } } : {}),
   };
 }
 
-/** A budget is a number of tokens per period: one without the other means nothing. */
-function assertBudget(tokenBudget: number | null, budgetPeriod: BudgetPeriod | null): void {
-  if ((tokenBudget === null) !== (budgetPeriod === null)) {
+/**
+ * A budget is an amount (tokens, dollars or both) per period: a period without an amount, or an
+ * amount without a period, means nothing.
+ */
+export function assertBudget(
+  tokenBudget: number | null,
+  budgetUsd: string | null,
+  budgetPeriod: BudgetPeriod | null,
+): void {
+  const hasAmount = tokenBudget !== null || budgetUsd !== null;
+  if (hasAmount !== (budgetPeriod !== null)) {
     throw new GatewayException('invalid_parameter', {
-      param: tokenBudget === null ? 'token_budget' : 'budget_period',
+      param: hasAmount ? 'budget_period' : 'token_budget',
       message:
-        'token_budget and budget_period are set together (tokens per day or per month), or both left empty.',
+        'budget_period is set together with token_budget and/or budget_usd (an amount per day, per month or in total), or all are left empty.',
     });
   }
 }
@@ -238,6 +265,9 @@ export function toView(key: VirtualKey): VirtualKeyView {
     rpmLimit: key.rpmLimit,
     tpmLimit: key.tpmLimit,
     tokenBudget: key.tokenBudget,
+    // Decimal(20,6) read back as a plain decimal string: "25.5", never a float.
+    budgetUsd: key.budgetUsd === null ? null : key.budgetUsd.toFixed(),
+    teamId: key.teamId,
     // The database's CHECK constraint admits only these values.
     budgetPeriod: key.budgetPeriod as BudgetPeriod | null,
     allowedModels: key.allowedModels,

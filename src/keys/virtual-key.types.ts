@@ -1,5 +1,5 @@
-export const BUDGET_PERIODS = ['day', 'month'] as const;
-export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
+import type { BudgetPeriod } from '../common/time/budget-period';
+export { BUDGET_PERIODS, type BudgetPeriod } from '../common/time/budget-period';
 
 /** A virtual key as the rest of the gateway sees it: never with its secret or hash. */
 export interface VirtualKeyView {
@@ -14,8 +14,12 @@ export interface VirtualKeyView {
   tpmLimit: number | null;
   /** Tokens per budgetPeriod; null means no budget. */
   tokenBudget: number | null;
+  /** US dollars per budgetPeriod, as an exact decimal string; null means no dollar budget. */
+  budgetUsd: string | null;
   budgetPeriod: BudgetPeriod | null;
   allowedModels: string[];
+  /** The team whose budgets and allow-list apply too (docs/spend.md); null: none. */
+  teamId: string | null;
   /** Until when the secret replaced by the last rotation still works; null when none does. */
   previousSecretExpiresAt: Date | null;
 }
@@ -26,8 +30,10 @@ export interface VirtualKeySettings {
   rpmLimit?: number | null;
   tpmLimit?: number | null;
   tokenBudget?: number | null;
+  budgetUsd?: string | null;
   budgetPeriod?: BudgetPeriod | null;
   allowedModels?: string[];
+  teamId?: string | null;
 }
 
 export interface CreateVirtualKeyInput extends VirtualKeySettings {

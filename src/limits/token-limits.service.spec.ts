@@ -1,5 +1,6 @@
 import { ConfigService } from '@nestjs/config';
 import { GatewayException } from '../common/errors/gateway.exception';
+import { toPrice } from '../common/money/price';
 import { aVirtualKey } from '../keys/virtual-key.fixture';
 import { MemoryCounterStore } from './counters/memory-counter-store';
 import { KeyLimitsResolver } from './key-limits.resolver';
@@ -28,7 +29,7 @@ describe('TokenLimitsService', () => {
       request,
       noHeaders,
     );
-    expect(reservation.windows).toEqual([]);
+    expect(reservation.holds).toEqual([]);
     expect(consume).not.toHaveBeenCalled();
   });
 
@@ -70,5 +71,72 @@ describe('TokenLimitsService', () => {
         'x-ratelimit-reset-tokens': '1m0s',
       },
     ]);
+  });
+});
+
+describe('TokenLimitsService: dollar budgets and teams (docs/spend.md)', () => {
+  const noHeaders = () => undefined;
+  // $1/M input, $2/M output: 10 prompt tokens + 90 max_tokens hold 10 + 180 = 190 micro-dollars.
+  const price = toPrice({ input: '1', output: '2' });
+  const team = {
+    id: 't1',
+    name: 't1',
+    createdAt: new Date(),
+    updatedAt: new Date(),
+    budgetUsd: null,
+    tokenBudget: null,
+    budgetPeriod: null,
+    allowedModels: [],
+  };
+  const used = (counters: MemoryCounterStore, key: string) =>
+    counters.consume([{ key, limit: Number.MAX_SAFE_INTEGER, windowMs: 60_000 }], 0);
+
+  it('holds the worst-case cost in nano-dollars and settles to the exact cost', async () => {
+    const counters = new MemoryCounterStore();
+    const limits = service({}, counters);
+    const key = aVirtualKey({ budgetUsd: '1', budgetPeriod: 'day' });
+    const reservation = await limits.reserve(key, request, noHeaders, { candidates: [{ price }] });
+    expect(reservation.holds).toEqual([expect.objectContaining({ unit: 'usd', amount: 190_000 })]);
+    await limits.settle(reservation, { promptTokens: 10, completionTokens: 5 }, price);
+    const spendKey = reservation.holds[0].windows[0].key;
+    expect(spendKey).toMatch(/^limits:\{k1\}:spend:\d{4}-\d{2}-\d{2}$/);
+    expect((await used(counters, spendKey)).counters[0].used).toBe(20_000);
+  });
+
+  it('holds no dollars when no candidate deployment has a price', async () => {
+    const key = aVirtualKey({ budgetUsd: '1', budgetPeriod: 'day' });
+    const reservation = await service({}).reserve(key, request, noHeaders, {
+      candidates: [{ price: null }],
+    });
+    expect(reservation.holds).toEqual([]);
+  });
+
+  it("gives the key's hold back when the team's budget refuses", async () => {
+    const counters = new MemoryCounterStore();
+    const limits = service({}, counters);
+    const key = aVirtualKey({ budgetUsd: '1', budgetPeriod: 'day', teamId: 't1' });
+    const poorTeam = { ...team, budgetUsd: '0.0001', budgetPeriod: 'day' as const };
+    const error = await limits
+      .reserve(key, request, noHeaders, { candidates: [{ price }], team: poorTeam })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      code: 'spend_budget_exceeded',
+      headers: { 'x-should-retry': 'false' },
+    });
+    expect((error as Error).message).toMatch(/dollar budget of this API key's team has \$0\.0001/);
+    const day = new Date().toISOString().slice(0, 10);
+    expect((await used(counters, `limits:{k1}:spend:${day}`)).counters[0].used).toBe(0);
+  });
+
+  it("charges the team's token budget together with the key's, the stricter refusing", async () => {
+    const limits = service({});
+    const key = aVirtualKey({ teamId: 't1' });
+    const tokenTeam = { ...team, tokenBudget: 150, budgetPeriod: 'month' as const };
+    await limits.reserve(key, request, noHeaders, { team: tokenTeam });
+    const error = await limits
+      .reserve(key, request, noHeaders, { team: tokenTeam })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'budget_exceeded' });
+    expect((error as Error).message).toMatch(/token budget of this API key's team has 50 of 150/);
   });
 });

@@ -2,10 +2,19 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { GatewayException } from '../common/errors/gateway.exception';
 import type { SetResponseHeaders } from '../common/http/response-headers.decorator';
+import { formatDecimal } from '../common/money/decimal';
+import { costOf, COUNTER_DECIMALS, picoToCounterUnits, type Price } from '../common/money/price';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
 import type { TokenUsage } from '../providers/provider-adapter.interface';
-import { budgetPeriodAt } from '../common/time/budget-period';
-import { budgetCounterKey, tokensPerMinuteCounterKey } from './counters/counter-keys';
+import type { TeamView } from '../teams/team.types';
+import { budgetPeriodAt, type BudgetPeriod } from '../common/time/budget-period';
+import {
+  budgetCounterKey,
+  spendCounterKey,
+  teamBudgetCounterKey,
+  teamSpendCounterKey,
+  tokensPerMinuteCounterKey,
+} from './counters/counter-keys';
 import {
   CounterBackend,
   CounterSpec,
@@ -13,35 +22,64 @@ import {
   CounterStore,
   CounterWindow,
 } from './counters/counter-store';
-import { KeyLimits, KeyLimitsResolver } from './key-limits.resolver';
+import { KeyLimitsResolver } from './key-limits.resolver';
 import { formatDuration, rateLimitHeaders, retryAfterSeconds } from './rate-limit-headers';
-import { ReservableRequest, reservationTokens } from './token-reservation';
+import {
+  ReservableRequest,
+  reservationCost,
+  reservationTokens,
+  type PricedCandidate,
+  type Range,
+} from './token-reservation';
 
 export const TOKEN_WINDOW_MS = 60_000;
 
-/** Tokens held for one request between its start and its settlement. */
-export interface TokenReservation {
+type Unit = 'tokens' | 'usd';
+
+/** What one group of counters holds for a request: tokens, or nano-dollars (`usd`). */
+export interface Hold {
+  readonly unit: Unit;
   readonly amount: number;
   readonly windows: CounterWindow[];
   readonly backend: CounterBackend;
+}
+
+/** Tokens and dollars held for one request between its start and its settlement. */
+export interface TokenReservation {
+  readonly holds: Hold[];
   settled: boolean;
 }
 
-const NOTHING_RESERVED: TokenReservation = Object.freeze({
-  amount: 0,
-  windows: [],
-  backend: 'memory',
-  settled: true,
-});
+/** What the limits need besides the key: its team and the candidate deployments' prices. */
+export interface SpendContext {
+  team?: TeamView | null;
+  /** The deployments the request may be routed to: price (null: unpriced) and completion cap. */
+  candidates?: PricedCandidate[];
+}
+
+const NOTHING_RESERVED: TokenReservation = Object.freeze({ holds: [], settled: true });
+
+type Owner = 'key' | 'team';
 
 type Charge =
-  | { kind: 'budget'; spec: CounterSpec; limits: NonNullable<KeyLimits['budget']> }
+  | { kind: 'budget'; owner: Owner; spec: CounterSpec; period: BudgetPeriod }
+  | { kind: 'spend'; owner: Owner; spec: CounterSpec; period: BudgetPeriod }
   | { kind: 'tokens'; spec: CounterSpec };
 
+/** Counters charged by one atomic consume(): one owner (one hash tag), one unit. */
+interface Step {
+  unit: Unit;
+  charges: Charge[];
+  wanted: Range;
+}
+
 /**
- * Token limits per key: a tokens-per-minute window and a budget per calendar period. A request
- * reserves its worst case before the upstream call (so concurrent requests cannot overspend
- * together) and settles to its real usage afterwards.
+ * Token and dollar limits per key and per team: a tokens-per-minute window and budgets per
+ * calendar period (docs/keys-and-limits.md, docs/spend.md). A request reserves its worst case
+ * before the upstream call (so concurrent requests cannot overspend together) and settles to its
+ * real usage and cost afterwards. Each owner's counters of one unit are charged by one atomic
+ * store call; when a later one refuses, the earlier ones are given back, so a refused request
+ * holds nothing.
  */
 @Injectable()
 export class TokenLimitsService {
@@ -57,79 +95,100 @@ export class TokenLimitsService {
   }
 
   /**
-   * Throws a 429 GatewayException when the budget or the minute's tokens have no room; otherwise
+   * Throws a 429 GatewayException when a budget or the minute's tokens have no room; otherwise
    * hands the token headers to `setHeaders` and returns what it holds.
    */
   async reserve(
     key: VirtualKeyView,
     request: ReservableRequest,
     setHeaders: SetResponseHeaders,
+    context: SpendContext = {},
   ): Promise<TokenReservation> {
-    const charges = this.chargesFor(key);
-    if (charges.length === 0) return NOTHING_RESERVED;
-    const wanted = reservationTokens(request, this.defaultMaxTokens);
-    const result = await this.counters.consume(
-      charges.map((charge) => charge.spec),
-      wanted.min,
-      wanted.max,
-    );
-    const amount = result.allowed ? result.charged : wanted.min;
-    const tokensIndex = charges.findIndex((charge) => charge.kind === 'tokens');
-    const headers =
-      tokensIndex < 0
-        ? {}
-        : rateLimitHeaders(
-            'tokens',
-            charges[tokensIndex].spec.limit,
-            result.counters[tokensIndex].used,
-            result.counters[tokensIndex].resetMs,
-          );
-    if (!result.allowed)
-      throw refusal(charges[result.refused], result.counters[result.refused], amount, headers);
-    setHeaders(headers);
-    return {
-      amount,
-      windows: charges.map((charge, index) => ({
-        key: charge.spec.key,
-        endsAt: result.counters[index].endsAt,
-      })),
-      backend: result.backend,
-      settled: false,
-    };
-  }
-
-  /** Replaces the reservation by what the request really used. Never throws; runs once. */
-  async settle(reservation: TokenReservation, usage: TokenUsage): Promise<void> {
-    if (reservation.settled) return;
-    reservation.settled = true;
-    const delta = usage.promptTokens + usage.completionTokens - reservation.amount;
-    if (delta === 0) return;
-    // Settlement runs in `finally` blocks; a failure here must not replace the request's outcome.
-    await this.counters
-      .adjust(reservation.windows, delta, reservation.backend)
-      .catch((error: Error) => {
-        this.logger.warn(`could not settle a token reservation: ${error.message}`);
-      });
-  }
-
-  // The budget comes first: when it is spent, that is the answer, not a retry in a few seconds.
-  private chargesFor(key: VirtualKeyView): Charge[] {
-    const limits = this.limits.forKey(key);
-    const charges: Charge[] = [];
-    if (limits.budget) {
-      const period = budgetPeriodAt(limits.budget.period, Date.now());
-      charges.push({
-        kind: 'budget',
-        spec: {
-          key: budgetCounterKey(key.id, period.id),
-          limit: limits.budget.tokens,
-          endsAt: period.endsAt,
-        },
-        limits: limits.budget,
+    const steps = this.stepsFor(key, request, context);
+    if (steps.length === 0) return NOTHING_RESERVED;
+    const holds: Hold[] = [];
+    let headers: Record<string, string> = {};
+    for (const step of steps) {
+      const result = await this.counters.consume(
+        step.charges.map((charge) => charge.spec),
+        step.wanted.min,
+        step.wanted.max,
+      );
+      const tokensIndex = step.charges.findIndex((charge) => charge.kind === 'tokens');
+      if (tokensIndex >= 0)
+        headers = rateLimitHeaders(
+          'tokens',
+          step.charges[tokensIndex].spec.limit,
+          result.counters[tokensIndex].used,
+          result.counters[tokensIndex].resetMs,
+        );
+      if (!result.allowed) {
+        await this.release(holds);
+        throw refusal(
+          step.charges[result.refused],
+          result.counters[result.refused],
+          step.wanted.min,
+          headers,
+        );
+      }
+      holds.push({
+        unit: step.unit,
+        amount: result.charged,
+        windows: step.charges.map((charge, index) => ({
+          key: charge.spec.key,
+          endsAt: result.counters[index].endsAt,
+        })),
+        backend: result.backend,
       });
     }
-    if (limits.tokensPerMinute) {
-      charges.push({
+    setHeaders(headers);
+    return { holds, settled: false };
+  }
+
+  /**
+   * Replaces the reservation by what the request really used and cost at `price` (the answering
+   * deployment's; none: nothing is charged to dollar budgets). Never throws; runs once.
+   */
+  async settle(
+    reservation: TokenReservation,
+    usage: TokenUsage,
+    price?: Price | null,
+  ): Promise<void> {
+    if (reservation.settled) return;
+    reservation.settled = true;
+    const tokens = usage.promptTokens + usage.completionTokens;
+    const spent = price ? picoToCounterUnits(costOf(usage, price)) : 0;
+    await Promise.all(
+      reservation.holds.map((hold) =>
+        this.adjust(hold, (hold.unit === 'tokens' ? tokens : spent) - hold.amount),
+      ),
+    );
+  }
+
+  private async release(holds: Hold[]): Promise<void> {
+    await Promise.all(holds.map((hold) => this.adjust(hold, -hold.amount)));
+  }
+
+  private async adjust(hold: Hold, delta: number): Promise<void> {
+    if (delta === 0) return;
+    // Settlement runs in `finally` blocks; a failure here must not replace the request's outcome.
+    await this.counters.adjust(hold.windows, delta, hold.backend).catch((error: Error) => {
+      this.logger.warn(`could not settle a ${hold.unit} reservation: ${error.message}`);
+    });
+  }
+
+  // Budgets come first: when one is spent, that is the answer, not a retry in a few seconds.
+  private stepsFor(key: VirtualKeyView, request: ReservableRequest, context: SpendContext): Step[] {
+    const now = Date.now();
+    const limits = this.limits.forKey(key);
+    const team = context.team ? this.limits.forTeam(context.team) : null;
+    const tokens = reservationTokens(request, this.defaultMaxTokens);
+    const steps: Step[] = [];
+    const keyTokens: Charge[] = [];
+    if (limits.budget)
+      keyTokens.push(budgetCharge('key', key.id, limits.budget.tokens, limits.budget.period, now));
+    if (limits.tokensPerMinute)
+      keyTokens.push({
         kind: 'tokens',
         spec: {
           key: tokensPerMinuteCounterKey(key.id),
@@ -137,9 +196,76 @@ export class TokenLimitsService {
           windowMs: TOKEN_WINDOW_MS,
         },
       });
+    if (keyTokens.length > 0) steps.push({ unit: 'tokens', charges: keyTokens, wanted: tokens });
+    if (team?.budget && context.team)
+      steps.push({
+        unit: 'tokens',
+        charges: [
+          budgetCharge('team', context.team.id, team.budget.tokens, team.budget.period, now),
+        ],
+        wanted: tokens,
+      });
+    const spends: Charge[][] = [];
+    if (limits.spend) spends.push([spendCharge('key', key.id, limits.spend, now)]);
+    if (team?.spend && context.team)
+      spends.push([spendCharge('team', context.team.id, team.spend, now)]);
+    if (spends.length > 0) {
+      // Dollars are held only when some candidate deployment has a price: an unpriced one costs
+      // nothing known (docs/spend.md, "Dollar budgets").
+      const cost = reservationCost(request, this.defaultMaxTokens, context.candidates ?? []);
+      if (cost)
+        for (const charges of spends)
+          steps.push({
+            unit: 'usd',
+            charges,
+            wanted: { min: picoToCounterUnits(cost.min), max: picoToCounterUnits(cost.max) },
+          });
     }
-    return charges;
+    return steps;
   }
+}
+
+function budgetCharge(
+  owner: Owner,
+  id: string,
+  limit: number,
+  period: BudgetPeriod,
+  now: number,
+): Charge {
+  const window = budgetPeriodAt(period, now);
+  return {
+    kind: 'budget',
+    owner,
+    period,
+    spec: {
+      key: owner === 'key' ? budgetCounterKey(id, window.id) : teamBudgetCounterKey(id, window.id),
+      limit,
+      endsAt: window.endsAt,
+    },
+  };
+}
+
+function spendCharge(
+  owner: Owner,
+  id: string,
+  budget: { units: number; period: BudgetPeriod },
+  now: number,
+): Charge {
+  const window = budgetPeriodAt(budget.period, now);
+  return {
+    kind: 'spend',
+    owner,
+    period: budget.period,
+    spec: {
+      key: owner === 'key' ? spendCounterKey(id, window.id) : teamSpendCounterKey(id, window.id),
+      limit: budget.units,
+      endsAt: window.endsAt,
+    },
+  };
+}
+
+function usd(units: number): string {
+  return `$${formatDecimal(BigInt(units), COUNTER_DECIMALS)}`;
 }
 
 function refusal(
@@ -151,18 +277,34 @@ function refusal(
   const limit = charge.spec.limit;
   const renews = formatDuration(state.resetMs);
   const retryAfter = String(retryAfterSeconds(state.resetMs));
-  if (charge.kind === 'budget') {
-    const period = charge.limits.period;
+  if (charge.kind === 'budget' || charge.kind === 'spend') {
+    const owner = charge.owner === 'key' ? 'this API key' : "this API key's team";
+    const when = charge.period === 'total' ? 'in total' : `this ${charge.period}`;
+    const renewal = charge.period === 'total' ? 'It does not renew' : `It renews in ${renews}`;
+    const spend = charge.kind === 'spend';
+    const what = spend ? 'dollar budget' : 'token budget';
+    const of = (part: number) =>
+      spend ? `${usd(part)} of ${usd(limit)}` : `${part} of ${limit} tokens`;
+    const reserves = spend
+      ? `${usd(amount)} (the prompt estimate at the input price + max_tokens at the output price)`
+      : `${amount} (prompt estimate + max_tokens)`;
     const message =
       state.used >= limit
-        ? `The token budget of this API key is spent: ${state.used} of ${limit} tokens this ${period}. It renews in ${renews}.`
-        : `The token budget of this API key has ${limit - state.used} of ${limit} tokens left this ${period}, and this request ` +
-          `reserves ${amount} (prompt estimate + max_tokens). Lower max_tokens, or wait for the budget to renew in ${renews}.`;
+        ? `The ${what} of ${owner} is spent: ${of(state.used)} ${when}. ${renewal}.`
+        : `The ${what} of ${owner} has ${of(limit - state.used)} left ${when}, and this request ` +
+          `reserves ${reserves}. Lower max_tokens${charge.period === 'total' ? '' : `, or wait for the budget to renew in ${renews}`}.`;
     // x-should-retry: false stops the official clients' automatic retries, which cannot succeed.
-    return new GatewayException('budget_exceeded', {
-      message,
-      headers: { ...headers, 'retry-after': retryAfter, 'x-should-retry': 'false' },
-    });
+    return new GatewayException(
+      charge.kind === 'spend' ? 'spend_budget_exceeded' : 'budget_exceeded',
+      {
+        message,
+        headers: {
+          ...headers,
+          ...(charge.period === 'total' ? {} : { 'retry-after': retryAfter }),
+          'x-should-retry': 'false',
+        },
+      },
+    );
   }
   if (amount > limit) {
     return new GatewayException('token_rate_limit_exceeded', {

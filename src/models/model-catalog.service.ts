@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { GatewayException } from '../common/errors/gateway.exception';
 import { GatewayConfigService } from '../config/gateway-config.service';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
+import type { TeamView } from '../teams/team.types';
+
+type Team = Pick<TeamView, 'allowedModels'> | null;
 
 /** One entry of `GET /v1/models`, in OpenAI's shape. */
 export interface ModelObject {
@@ -22,16 +25,16 @@ export class ModelCatalog {
 
   constructor(private readonly config: GatewayConfigService) {}
 
-  list(key: VirtualKeyView): ModelObject[] {
+  list(key: VirtualKeyView, team: Team = null): ModelObject[] {
     return this.config
       .publicModels()
-      .filter((model) => mayUse(key, model))
+      .filter((model) => mayUse(key, team, model))
       .map((model) => this.toModelObject(model));
   }
 
   /** A model the key may not use is answered like an unknown one: its existence is not revealed. */
-  get(id: string, key: VirtualKeyView): ModelObject {
-    if (!this.config.deploymentsFor(id) || !mayUse(key, id)) {
+  get(id: string, key: VirtualKeyView, team: Team = null): ModelObject {
+    if (!this.config.deploymentsFor(id) || !mayUse(key, team, id)) {
       throw new GatewayException('model_not_found', {
         param: 'model',
         message: `The model \`${id}\` does not exist or this API key may not use it.`,
@@ -49,6 +52,8 @@ export class ModelCatalog {
   }
 }
 
-function mayUse(key: VirtualKeyView, model: string): boolean {
-  return key.allowedModels.length === 0 || key.allowedModels.includes(model);
+/** Allowed by the key's list and by its team's (docs/spend.md, "Teams"); an empty list allows all. */
+function mayUse(key: VirtualKeyView, team: Team, model: string): boolean {
+  const allows = (list: string[]) => list.length === 0 || list.includes(model);
+  return allows(key.allowedModels) && (!team || allows(team.allowedModels));
 }

@@ -1,6 +1,7 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { CurrentKey } from '../auth/current-key.decorator';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
+import { TeamsService } from '../teams/teams.service';
 import { ModelCatalog, ModelObject } from './model-catalog.service';
 
 /**
@@ -9,17 +10,20 @@ import { ModelCatalog, ModelObject } from './model-catalog.service';
  */
 @Controller('v1/models')
 export class ModelsController {
-  constructor(private readonly catalog: ModelCatalog) {}
+  constructor(
+    private readonly catalog: ModelCatalog,
+    private readonly teams: TeamsService,
+  ) {}
 
   @Get()
-  list(@CurrentKey() key: VirtualKeyView): { object: 'list'; data: ModelObject[] } {
-    return { object: 'list', data: this.catalog.list(key) };
+  async list(@CurrentKey() key: VirtualKeyView): Promise<{ object: 'list'; data: ModelObject[] }> {
+    return { object: 'list', data: this.catalog.list(key, await this.teams.forKey(key)) };
   }
 
   // Express decodes the parameter, so an id with a slash arrives whole when sent as %2F (as the
   // openai clients do).
   @Get(':id')
-  retrieve(@Param('id') id: string, @CurrentKey() key: VirtualKeyView): ModelObject {
-    return this.catalog.get(id, key);
+  async retrieve(@Param('id') id: string, @CurrentKey() key: VirtualKeyView): Promise<ModelObject> {
+    return this.catalog.get(id, key, await this.teams.forKey(key));
   }
 }

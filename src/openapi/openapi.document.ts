@@ -24,6 +24,12 @@ const errors = (...statuses: number[]) =>
       ];
     }),
   );
+const USD_BUDGET = {
+  type: ['string', 'null'],
+  pattern: '^\\d{1,7}(\\.\\d{1,6})?$',
+  description:
+    'US dollars per budget_period as a decimal string (at most 6 decimal places, above 0, at most 9000000); see docs/spend.md.',
+};
 const adminKeyBody = {
   type: 'object',
   properties: {
@@ -32,10 +38,35 @@ const adminKeyBody = {
     rpm_limit: { type: ['integer', 'null'], minimum: 0 },
     tpm_limit: { type: ['integer', 'null'], minimum: 0 },
     token_budget: { type: ['integer', 'null'], minimum: 0 },
-    budget_period: { type: ['string', 'null'] },
+    budget_usd: USD_BUDGET,
+    budget_period: { type: ['string', 'null'], enum: ['day', 'month', 'total', null] },
+    team_id: {
+      type: ['string', 'null'],
+      format: 'uuid',
+      description: 'The team whose budgets and allow-list apply too; null leaves the team.',
+    },
     allowed_models: { type: ['array', 'null'], items: { type: 'string' } },
   },
 };
+const adminTeamBody = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    budget_usd: USD_BUDGET,
+    token_budget: { type: ['integer', 'null'], minimum: 1 },
+    budget_period: { type: ['string', 'null'], enum: ['day', 'month', 'total', null] },
+    allowed_models: { type: ['array', 'null'], items: { type: 'string' } },
+  },
+};
+const teamIdParam = [
+  {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: 'Team id or name.',
+    schema: { type: 'string' },
+  },
+];
 const idParam = [
   {
     name: 'id',
@@ -91,6 +122,13 @@ export const OPENAPI_DOCUMENT = {
           '200': {
             description:
               'A completion, or with `stream: true` a stream of chunks ending with `data: [DONE]`.',
+            headers: {
+              'x-gateway-cost-usd': {
+                description:
+                  "JSON answers from a deployment with a `price`: the request's exact cost in US dollars, as a decimal string. Streams record their cost in the usage record instead (docs/spend.md).",
+                schema: { type: 'string', pattern: '^\\d+(\\.\\d+)?$' },
+              },
+            },
             content: {
               'application/json': { schema: ref('ChatCompletion') },
               'text/event-stream': { schema: ref('ChatCompletionChunk') },
@@ -178,6 +216,71 @@ export const OPENAPI_DOCUMENT = {
           { name: 'from', in: 'query', schema: { type: 'string', format: 'date-time' } },
           { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time' } },
         ],
+      }),
+    },
+    '/admin/teams': {
+      post: admin('Create a team (budgets and allow-list shared by its keys).', {
+        operationId: 'createTeam',
+        requestBody: { required: true, ...json({ ...adminTeamBody, required: ['name'] }) },
+        responses: {
+          '201': { description: 'Created', ...json({ type: 'object' }) },
+          ...errors(400, 401, 409, 429),
+        },
+      }),
+      get: admin('List teams.', { operationId: 'listTeams' }),
+    },
+    '/admin/teams/{id}': {
+      get: admin('Show one team.', { operationId: 'getTeam', parameters: teamIdParam }),
+      patch: admin("Change a team's settings.", {
+        operationId: 'updateTeam',
+        parameters: teamIdParam,
+        requestBody: { required: true, ...json(adminTeamBody) },
+        responses: {
+          '200': { description: 'OK', ...json({ type: 'object' }) },
+          ...errors(400, 401, 404, 409, 429),
+        },
+      }),
+      delete: admin('Delete a team; its keys stay, without a team.', {
+        operationId: 'deleteTeam',
+        parameters: teamIdParam,
+      }),
+    },
+    '/admin/spend': {
+      get: admin('Spend per key, team, model, deployment or day, from the daily rollups.', {
+        operationId: 'spendReport',
+        parameters: [
+          {
+            name: 'group_by',
+            in: 'query',
+            schema: { enum: ['key', 'team', 'model', 'deployment', 'day'] },
+          },
+          {
+            name: 'from',
+            in: 'query',
+            description: 'First UTC day included.',
+            schema: { type: 'string', format: 'date' },
+          },
+          {
+            name: 'to',
+            in: 'query',
+            description: 'First UTC day excluded.',
+            schema: { type: 'string', format: 'date' },
+          },
+          { name: 'key_id', in: 'query', schema: { type: 'string', format: 'uuid' } },
+          { name: 'team_id', in: 'query', schema: { type: 'string', format: 'uuid' } },
+          { name: 'model', in: 'query', schema: { type: 'string' } },
+          { name: 'format', in: 'query', schema: { enum: ['json', 'csv'] } },
+        ],
+        responses: {
+          '200': {
+            description: 'The report; `format=csv` answers text/csv with one line per group.',
+            content: {
+              'application/json': { schema: { type: 'object' } },
+              'text/csv': { schema: { type: 'string' } },
+            },
+          },
+          ...errors(400, 401, 429),
+        },
       }),
     },
     '/admin/config/reload': {

@@ -12,6 +12,10 @@ export interface CompletionOutcome {
   httpStatus: number;
   stream: boolean;
   usage: TokenUsage;
+  /** What the usage cost at the deployment's price; null when it has none (docs/spend.md). */
+  cost: { usd: string; priceVersion: string } | null;
+  /** The key's team, if any. */
+  teamId?: string | null;
   latencyMs: number;
   /** Upstream calls made (failover and retries included); 0 when none was. */
   attempts: number;

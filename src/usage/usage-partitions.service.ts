@@ -16,14 +16,15 @@ export interface MaintenanceReport {
 
 /**
  * Keeps usage_records partitioned by UTC month: creates the current and next months'
- * partitions at startup and daily, and with USAGE_RETENTION_MONTHS > 0 drops whole months
- * that fell out of retention (a DROP TABLE, not a slow DELETE). Rows that landed in the default
+ * partitions at startup and daily, and with USAGE_RETENTION_MONTHS or USAGE_RETENTION_DAYS > 0
+ * drops whole months that fell out of retention (a DROP TABLE, not a slow DELETE). Rows that landed in the default
  * partition because no monthly one existed yet are moved into the new partition.
  */
 @Injectable()
 export class UsagePartitions implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('UsagePartitions');
   private readonly retentionMonths: number;
+  private readonly retentionDays: number;
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -31,6 +32,7 @@ export class UsagePartitions implements OnApplicationBootstrap, OnModuleDestroy 
     config: ConfigService,
   ) {
     this.retentionMonths = config.get<number>('USAGE_RETENTION_MONTHS') ?? 0;
+    this.retentionDays = config.get<number>('USAGE_RETENTION_DAYS') ?? 0;
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -50,11 +52,23 @@ export class UsagePartitions implements OnApplicationBootstrap, OnModuleDestroy 
       const month = addMonths(current, ahead);
       if (await this.ensurePartition(month)) created.push(partitionName(month));
     }
-    const dropped =
-      this.retentionMonths > 0
-        ? await this.dropMonthsBefore(addMonths(current, -this.retentionMonths))
-        : [];
+    const cutoff = this.retentionCutoff(now, current);
+    const dropped = cutoff ? await this.dropRowsBefore(cutoff) : [];
     return { created, dropped };
+  }
+
+  /**
+   * The time before which raw rows go: the later of the months and days settings. Daily rollups
+   * (usage_daily) are not touched (docs/spend.md, "Spend reports and retention").
+   */
+  private retentionCutoff(now: Date, current: Date): Date | null {
+    const cutoffs: number[] = [];
+    if (this.retentionMonths > 0) cutoffs.push(addMonths(current, -this.retentionMonths).getTime());
+    if (this.retentionDays > 0) {
+      const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+      cutoffs.push(today - this.retentionDays * DAY_MS);
+    }
+    return cutoffs.length > 0 ? new Date(Math.max(...cutoffs)) : null;
   }
 
   private async maintainAndLog(): Promise<void> {
@@ -104,7 +118,12 @@ export class UsagePartitions implements OnApplicationBootstrap, OnModuleDestroy 
     );
   }
 
-  private dropMonthsBefore(cutoff: Date): Promise<string[]> {
+  /**
+   * Drops every monthly partition that ends at or before the cutoff (a DROP TABLE), then deletes
+   * the older rows of the one month that straddles a mid-month cutoff and of the default
+   * partition: the DELETE never spans more than one month of rows.
+   */
+  private dropRowsBefore(cutoff: Date): Promise<string[]> {
     return this.prisma.$transaction(
       async (tx) => {
         await tx.$executeRawUnsafe(LOCK);
@@ -115,13 +134,14 @@ export class UsagePartitions implements OnApplicationBootstrap, OnModuleDestroy 
           .map(({ name }) => ({ name, match: PARTITION_NAME.exec(name) }))
           .filter(
             ({ match }) =>
-              match && Date.UTC(Number(match[1]), Number(match[2]) - 1, 1) < cutoff.getTime(),
+              match && Date.UTC(Number(match[1]), Number(match[2]), 1) <= cutoff.getTime(),
           )
           .map(({ name }) => name)
           .sort();
         for (const name of expired) await tx.$executeRawUnsafe(`DROP TABLE "${name}"`);
+        // On the parent: partition pruning limits it to the straddling month and the default.
         await tx.$executeRawUnsafe(
-          `DELETE FROM "usage_records_default" WHERE "created_at" < '${cutoff.toISOString()}'`,
+          `DELETE FROM "usage_records" WHERE "created_at" < '${cutoff.toISOString()}'`,
         );
         return expired;
       },

@@ -37,6 +37,7 @@ function outcome(requestId: string): CompletionOutcome {
     httpStatus: 200,
     stream: false,
     usage: { promptTokens: 5, completionTokens: 7 },
+    cost: null,
     attempts: 1,
     latencyMs: 12,
   };

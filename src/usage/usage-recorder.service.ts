@@ -148,6 +148,12 @@ export function toUsageRow(outcome: CompletionOutcome, now = new Date()): UsageR
     stream: outcome.stream,
     promptTokens: outcome.usage.promptTokens,
     completionTokens: outcome.usage.completionTokens,
+    cachedTokens: outcome.usage.cachedTokens ?? null,
+    cacheWriteTokens: outcome.usage.cacheWriteTokens ?? null,
+    reasoningTokens: outcome.usage.reasoningTokens ?? null,
+    costUsd: outcome.cost?.usd ?? null,
+    priceVersion: outcome.cost?.priceVersion ?? null,
+    teamId: outcome.teamId ?? null,
     latencyMs: outcome.latencyMs,
   };
 }

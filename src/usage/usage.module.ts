@@ -4,6 +4,7 @@ import { DrainTimeoutMs, RequestDrain } from './request-drain.service';
 import { UsagePartitions } from './usage-partitions.service';
 import { UsageRecorder, UsageRecorderOptions } from './usage-recorder.service';
 import { UsageReport } from './usage-report.service';
+import { SpendReport } from './spend-report.service';
 import { UsageRepository } from './usage.repository';
 
 /**
@@ -18,6 +19,7 @@ import { UsageRepository } from './usage.repository';
     UsageRecorder,
     UsagePartitions,
     UsageReport,
+    SpendReport,
     RequestDrain,
     {
       provide: UsageRecorderOptions,
@@ -37,6 +39,6 @@ import { UsageRepository } from './usage.repository';
         config.get<number>('SHUTDOWN_DRAIN_TIMEOUT_MS') ?? 30_000,
     },
   ],
-  exports: [UsageRecorder, UsageReport, RequestDrain],
+  exports: [UsageRecorder, UsageReport, SpendReport, RequestDrain],
 })
 export class UsageModule {}

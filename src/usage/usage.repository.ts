@@ -12,15 +12,53 @@ export interface UsageCount {
   latencyMs: number;
 }
 
+const COLUMNS = `"id", "created_at", "request_id", "key_id", "public_model", "deployment", "status",
+  "http_status", "error_code", "stream", "prompt_tokens", "completion_tokens", "cached_tokens",
+  "cache_write_tokens", "reasoning_tokens", "cost_usd", "price_version", "team_id", "latency_ms"`;
+
+/**
+ * One statement inserts the batch and adds the rows it really inserted (RETURNING skips the
+ * duplicates of a retried batch) to the daily rollups, so rollups and raw records always agree
+ * (docs/spend.md, "Spend reports and retention"). Days are UTC. Rollup rows are upserted in key
+ * order, so instances flushing at the same time lock them in the same order and cannot deadlock.
+ */
 const INSERT_BATCH = `
-INSERT INTO "usage_records" ("id", "created_at", "request_id", "key_id", "public_model", "deployment", "status",
-  "http_status", "error_code", "stream", "prompt_tokens", "completion_tokens", "latency_ms")
-SELECT "id", "created_at", "request_id", "key_id", "public_model", "deployment", "status",
-  "http_status", "error_code", "stream", "prompt_tokens", "completion_tokens", "latency_ms"
-FROM jsonb_to_recordset($1::jsonb) AS r("id" uuid, "created_at" timestamptz, "request_id" text, "key_id" uuid,
-  "public_model" text, "deployment" text, "status" "usage_status", "http_status" integer, "error_code" text,
-  "stream" boolean, "prompt_tokens" integer, "completion_tokens" integer, "latency_ms" integer)
-ON CONFLICT DO NOTHING`;
+WITH inserted AS (
+  INSERT INTO "usage_records" (${COLUMNS})
+  SELECT ${COLUMNS}
+  FROM jsonb_to_recordset($1::jsonb) AS r("id" uuid, "created_at" timestamptz, "request_id" text, "key_id" uuid,
+    "public_model" text, "deployment" text, "status" "usage_status", "http_status" integer, "error_code" text,
+    "stream" boolean, "prompt_tokens" integer, "completion_tokens" integer, "cached_tokens" integer,
+    "cache_write_tokens" integer, "reasoning_tokens" integer, "cost_usd" numeric, "price_version" text,
+    "team_id" uuid, "latency_ms" integer)
+  ON CONFLICT DO NOTHING
+  RETURNING *
+)
+INSERT INTO "usage_daily" AS d ("day", "key_id", "team_id", "public_model", "deployment", "requests",
+  "completed", "failed", "aborted", "prompt_tokens", "completion_tokens", "cached_tokens",
+  "cache_write_tokens", "reasoning_tokens", "cost_usd", "unpriced_requests", "latency_ms")
+SELECT ("created_at" AT TIME ZONE 'UTC')::date, "key_id", COALESCE("team_id"::text, ''), "public_model",
+  COALESCE("deployment", ''), count(*), count(*) FILTER (WHERE "status" = 'completed'),
+  count(*) FILTER (WHERE "status" = 'failed'), count(*) FILTER (WHERE "status" = 'aborted'),
+  sum("prompt_tokens"), sum("completion_tokens"), COALESCE(sum("cached_tokens"), 0),
+  COALESCE(sum("cache_write_tokens"), 0), COALESCE(sum("reasoning_tokens"), 0),
+  COALESCE(sum("cost_usd"), 0), count(*) FILTER (WHERE "cost_usd" IS NULL), sum("latency_ms")
+FROM inserted
+GROUP BY 1, 2, 3, 4, 5
+ORDER BY 1, 2, 3, 4, 5
+ON CONFLICT ("day", "key_id", "team_id", "public_model", "deployment") DO UPDATE SET
+  "requests" = d."requests" + EXCLUDED."requests",
+  "completed" = d."completed" + EXCLUDED."completed",
+  "failed" = d."failed" + EXCLUDED."failed",
+  "aborted" = d."aborted" + EXCLUDED."aborted",
+  "prompt_tokens" = d."prompt_tokens" + EXCLUDED."prompt_tokens",
+  "completion_tokens" = d."completion_tokens" + EXCLUDED."completion_tokens",
+  "cached_tokens" = d."cached_tokens" + EXCLUDED."cached_tokens",
+  "cache_write_tokens" = d."cache_write_tokens" + EXCLUDED."cache_write_tokens",
+  "reasoning_tokens" = d."reasoning_tokens" + EXCLUDED."reasoning_tokens",
+  "cost_usd" = d."cost_usd" + EXCLUDED."cost_usd",
+  "unpriced_requests" = d."unpriced_requests" + EXCLUDED."unpriced_requests",
+  "latency_ms" = d."latency_ms" + EXCLUDED."latency_ms"`;
 
 function toRecord(row: UsageRow) {
   return {
@@ -36,6 +74,13 @@ function toRecord(row: UsageRow) {
     stream: row.stream,
     prompt_tokens: row.promptTokens,
     completion_tokens: row.completionTokens,
+    cached_tokens: row.cachedTokens,
+    cache_write_tokens: row.cacheWriteTokens,
+    reasoning_tokens: row.reasoningTokens,
+    // A string in the JSON, so Postgres parses the exact decimal (never a float).
+    cost_usd: row.costUsd,
+    price_version: row.priceVersion,
+    team_id: row.teamId,
     latency_ms: row.latencyMs,
   };
 }

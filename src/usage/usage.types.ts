@@ -14,6 +14,13 @@ export interface UsageRow {
   stream: boolean;
   promptTokens: number;
   completionTokens: number;
+  cachedTokens: number | null;
+  cacheWriteTokens: number | null;
+  reasoningTokens: number | null;
+  /** Exact decimal string of US dollars; null when the deployment has no price. */
+  costUsd: string | null;
+  priceVersion: string | null;
+  teamId: string | null;
   latencyMs: number;
 }
 

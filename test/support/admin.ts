@@ -11,5 +11,6 @@ export function adminApi(baseUrl: string) {
       request(baseUrl).post(`/admin${path}`).set('Authorization', auth).send(body),
     patch: (path: string, body: object) =>
       request(baseUrl).patch(`/admin${path}`).set('Authorization', auth).send(body),
+    delete: (path: string) => request(baseUrl).delete(`/admin${path}`).set('Authorization', auth),
   };
 }

@@ -32,7 +32,12 @@ export interface GeminiScript {
   functionCalls?: GeminiFunctionCallScript[];
   /** Default STOP. */
   finishReason?: string;
-  usage?: { promptTokenCount: number; candidatesTokenCount: number; thoughtsTokenCount?: number };
+  usage?: {
+    promptTokenCount: number;
+    candidatesTokenCount: number;
+    thoughtsTokenCount?: number;
+    cachedContentTokenCount?: number;
+  };
   /** Streams only. */
   chunking?: Chunking;
   delayMs?: number;

@@ -50,6 +50,11 @@ export class FakeOpenAiUpstream {
     return this;
   }
 
+  /** Drops the queued handlers no request used (e.g. those of requests the gateway refused). */
+  clearQueue(): void {
+    this.handlers.length = 0;
+  }
+
   /** Resolves when a request's connection is closed by the gateway before the answer ended. */
   waitForAbort(): Promise<void> {
     return new Promise((resolve) => this.closeWaiters.push(resolve));
@@ -90,9 +95,17 @@ export class FakeOpenAiUpstream {
   }
 }
 
+/** OpenAI's usage object; extra fields (prompt_tokens_details, ...) are sent as given. */
+export interface OpenAiWireUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number };
+  completion_tokens_details?: { reasoning_tokens?: number };
+}
+
 export function completion(
   content: string,
-  usage = { prompt_tokens: 9, completion_tokens: 12 },
+  usage: OpenAiWireUsage = { prompt_tokens: 9, completion_tokens: 12 },
   finishReason = 'stop',
 ): UpstreamHandler {
   return (request, response) => {
@@ -134,7 +147,7 @@ export interface StreamScript {
   delayMs?: number;
   /** Delay before the first byte of the body. */
   firstByteDelayMs?: number;
-  usage?: { prompt_tokens: number; completion_tokens: number };
+  usage?: OpenAiWireUsage;
   /** Split every event's bytes into single-byte writes: multi-byte characters arrive split. */
   splitBytes?: boolean;
   /** After this many pieces, write an OpenAI error event instead of continuing. */

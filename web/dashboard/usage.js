@@ -25,6 +25,20 @@ const COLORS = [
 ];
 const state = { range: '24h', groupBy: 'key' };
 
+/** Adds decimal strings of US dollars exactly (BigInt pico-dollars); null when all are null. */
+function sumUsd(values) {
+  let total = null;
+  for (const value of values) {
+    if (value === null || value === undefined) continue;
+    const [whole, fraction = ''] = value.split('.');
+    total = (total ?? 0n) + BigInt(whole + fraction.padEnd(12, '0').slice(0, 12));
+  }
+  if (total === null) return null;
+  const digits = total.toString().padStart(13, '0');
+  const fraction = digits.slice(-12).replace(/0+$/, '');
+  return `${digits.slice(0, -12)}${fraction ? `.${fraction}` : ''}`;
+}
+
 /** Per-group series on every bucket of the range (seconds), 0 where a group had no requests. */
 function alignedData(data, groups, field) {
   const step = data.bucket_seconds;
@@ -162,6 +176,7 @@ export async function renderUsage({ show, onError }) {
       h('td', {}, sum('total_tokens')),
       h('td', {}, sum('errors')),
       h('td', {}, latency),
+      h('td', {}, sumUsd(g.points.map((p) => p.cost_usd)) ?? '–'),
     );
   });
   const chartBoxes = METRICS.map(() => h('div', { class: 'chart' }));
@@ -192,6 +207,7 @@ export async function renderUsage({ show, onError }) {
               'Tokens',
               'Errors',
               'Mean latency (ms)',
+              'Cost (USD)',
             ].map((c) => h('th', { scope: 'col' }, c)),
           ),
         ),
@@ -200,7 +216,7 @@ export async function renderUsage({ show, onError }) {
           {},
           totals.length
             ? totals
-            : h('tr', {}, h('td', { colspan: 5 }, 'No requests in this range.')),
+            : h('tr', {}, h('td', { colspan: 6 }, 'No requests in this range.')),
         ),
       ),
     ),

@@ -6,9 +6,11 @@ import {
   IsISO8601,
   IsOptional,
   IsString,
+  IsUUID,
   Max,
   Min,
 } from 'class-validator';
+import { IsBudgetUsd } from './budget-usd.validator';
 import {
   BUDGET_PERIODS,
   type BudgetPeriod,
@@ -42,9 +44,19 @@ export class KeySettingsDto {
   @Max(INT4_MAX)
   token_budget?: number | null;
 
+  /** US dollars per budget_period, a decimal string such as "25.50" (docs/spend.md). */
+  @IsOptional()
+  @IsBudgetUsd()
+  budget_usd?: string | null;
+
   @IsOptional()
   @IsIn(BUDGET_PERIODS)
   budget_period?: BudgetPeriod | null;
+
+  /** The team the key belongs to (its budgets and allow-list apply too); null leaves the team. */
+  @IsOptional()
+  @IsUUID()
+  team_id?: string | null;
 
   /** Public models the key may use; empty or null means all. */
   @IsOptional()
@@ -63,7 +75,9 @@ export function toKeySettings(dto: KeySettingsDto): VirtualKeySettings {
     rpmLimit: dto.rpm_limit,
     tpmLimit: dto.tpm_limit,
     tokenBudget: dto.token_budget,
+    budgetUsd: dto.budget_usd,
     budgetPeriod: dto.budget_period,
+    teamId: dto.team_id,
     allowedModels: dto.allowed_models === null ? [] : dto.allowed_models,
   };
 }

@@ -86,6 +86,11 @@ export const GATEWAY_ERRORS = {
     type: 'invalid_request_error',
     message: 'No virtual key with this id or name.',
   },
+  team_not_found: {
+    status: 404,
+    type: 'invalid_request_error',
+    message: 'No team with this id or name.',
+  },
   request_timeout: {
     status: 408,
     type: 'invalid_request_error',
@@ -100,6 +105,11 @@ export const GATEWAY_ERRORS = {
     status: 409,
     type: 'invalid_request_error',
     message: 'This virtual key is revoked; a revoked key cannot be rotated.',
+  },
+  team_name_taken: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'A team with this name exists.',
   },
   request_too_large: {
     status: 413,
@@ -127,6 +137,12 @@ export const GATEWAY_ERRORS = {
     status: 429,
     type: 'insufficient_quota',
     message: 'The token budget of this API key is spent.',
+  },
+  // 429 like the token budget, so clients treat both budgets alike (docs/spend.md).
+  spend_budget_exceeded: {
+    status: 429,
+    type: 'insufficient_quota',
+    message: 'The dollar budget of this API key or its team is spent.',
   },
   upstream_rate_limited: {
     status: 429,

@@ -28,6 +28,8 @@ export function corsOptionsFrom(list: string | undefined): CorsOptions | undefin
       'x-gateway-deployment',
       'x-gateway-attempts',
       'x-gateway-overhead-ms',
+      // The request's cost in USD (docs/spend.md), for browser clients too.
+      'x-gateway-cost-usd',
     ],
     maxAge: 600,
   };

@@ -1,4 +1,5 @@
-export const BUDGET_PERIODS = ['day', 'month'] as const;
+/** 'total' never renews: a lifetime allowance (docs/spend.md). */
+export const BUDGET_PERIODS = ['day', 'month', 'total'] as const;
 export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
 
 export interface PeriodWindow {
@@ -10,6 +11,8 @@ export interface PeriodWindow {
 
 /** The calendar period (UTC) that contains `now`: budgets renew at midnight UTC or on the 1st. */
 export function budgetPeriodAt(period: BudgetPeriod, now: number): PeriodWindow {
+  // The latest time a JavaScript Date can hold: the counter's window never ends.
+  if (period === 'total') return { id: 'total', endsAt: TOTAL_ENDS_AT };
   const date = new Date(now);
   const year = date.getUTCFullYear();
   const month = date.getUTCMonth();
@@ -21,3 +24,5 @@ export function budgetPeriodAt(period: BudgetPeriod, now: number): PeriodWindow 
     endsAt: Date.UTC(year, month, day + 1),
   };
 }
+
+export const TOTAL_ENDS_AT = 8_640_000_000_000_000;

@@ -218,7 +218,7 @@ describe('Anthropic response mapping', () => {
       content: "Bonjour ! Comment puis-je vous aider aujourd'hui ?",
       finishReason: 'stop',
       rawFinishReason: 'end_turn',
-      usage: { promptTokens: 12, completionTokens: 14 },
+      usage: { promptTokens: 12, completionTokens: 14, cachedTokens: 0, cacheWriteTokens: 0 },
     });
   });
 
@@ -244,7 +244,12 @@ describe('Anthropic response mapping', () => {
         },
       },
     ]);
-    expect(result.usage).toEqual({ promptTokens: 384 + 100 + 2048, completionTokens: 112 });
+    expect(result.usage).toEqual({
+      promptTokens: 384 + 100 + 2048,
+      completionTokens: 112,
+      cachedTokens: 2048,
+      cacheWriteTokens: 100,
+    });
   });
 
   it.each([
@@ -295,7 +300,10 @@ describe('Anthropic stream mapping', () => {
         toolCalls: [{ index: 0, function: { arguments: ', "unit": "fahrenheit"}' } }],
       },
       { type: 'delta', finishReason: 'tool_calls', rawFinishReason: 'tool_use' },
-      { type: 'usage', usage: { promptTokens: 472, completionTokens: 89 } },
+      {
+        type: 'usage',
+        usage: { promptTokens: 472, completionTokens: 89, cachedTokens: 0, cacheWriteTokens: 0 },
+      },
     ]);
     expect(mapper.complete).toBe(true);
   });

@@ -29,15 +29,17 @@ export function mapAnthropicStopReason(raw: unknown): FinishReason {
 /**
  * Anthropic's `input_tokens` leaves out the tokens read from or written to the prompt cache;
  * OpenAI's `prompt_tokens` includes cached ones. All three are added so the prompt count means
- * the same for every provider. (TokenUsage has no field for the cached share yet.)
+ * the same for every provider, and the two cache shares are kept as token classes (priced as
+ * cached_input and cache_write, docs/spend.md). Anthropic reports no separate thinking count.
  */
 export function mapAnthropicUsage(usage: AnthropicUsage | null | undefined): TokenUsage {
+  const cachedTokens = tokenCount(usage?.cache_read_input_tokens);
+  const cacheWriteTokens = tokenCount(usage?.cache_creation_input_tokens);
   return {
-    promptTokens:
-      tokenCount(usage?.input_tokens) +
-      tokenCount(usage?.cache_read_input_tokens) +
-      tokenCount(usage?.cache_creation_input_tokens),
+    promptTokens: tokenCount(usage?.input_tokens) + cachedTokens + cacheWriteTokens,
     completionTokens: tokenCount(usage?.output_tokens),
+    ...(typeof usage?.cache_read_input_tokens === 'number' ? { cachedTokens } : {}),
+    ...(typeof usage?.cache_creation_input_tokens === 'number' ? { cacheWriteTokens } : {}),
   };
 }
 

@@ -233,7 +233,7 @@ describe('Gemini response mapping', () => {
       content: 'Bonjour ! Comment allez-vous ?',
       finishReason: 'stop',
       rawFinishReason: 'STOP',
-      usage: { promptTokens: 9, completionTokens: 7 + 25 },
+      usage: { promptTokens: 9, completionTokens: 7 + 25, reasoningTokens: 25 },
     });
   });
 
@@ -338,7 +338,10 @@ describe('Gemini stream mapping', () => {
         finishReason: 'tool_calls',
         rawFinishReason: 'STOP',
       },
-      { type: 'usage', usage: { promptTokens: 71, completionTokens: 42 + 17 } },
+      {
+        type: 'usage',
+        usage: { promptTokens: 71, completionTokens: 42 + 17, reasoningTokens: 17 },
+      },
     ]);
   });
 

@@ -57,12 +57,20 @@ export function mapGeminiFinishReason(
   return 'content_filter';
 }
 
-/** Prompt tokens include cached and tool-use prompt ones already; thinking is paid as output. */
+/**
+ * promptTokenCount includes the cached tokens (cachedContentTokenCount) already; tool-use prompt
+ * tokens are added. candidatesTokenCount leaves out thinking, which is paid as output: added, and
+ * kept as the reasoning class.
+ */
 export function mapGeminiUsage(usage: GeminiUsageMetadata | undefined): TokenUsage {
+  const reasoningTokens = tokenCount(usage?.thoughtsTokenCount);
   return {
     promptTokens: tokenCount(usage?.promptTokenCount) + tokenCount(usage?.toolUsePromptTokenCount),
-    completionTokens:
-      tokenCount(usage?.candidatesTokenCount) + tokenCount(usage?.thoughtsTokenCount),
+    completionTokens: tokenCount(usage?.candidatesTokenCount) + reasoningTokens,
+    ...(typeof usage?.cachedContentTokenCount === 'number'
+      ? { cachedTokens: tokenCount(usage.cachedContentTokenCount) }
+      : {}),
+    ...(typeof usage?.thoughtsTokenCount === 'number' ? { reasoningTokens } : {}),
   };
 }
 

@@ -63,14 +63,28 @@ export function buildHeaders(
 interface OpenAiUsage {
   prompt_tokens?: unknown;
   completion_tokens?: unknown;
+  prompt_tokens_details?: { cached_tokens?: unknown } | null;
+  completion_tokens_details?: { reasoning_tokens?: unknown } | null;
 }
 
+/** OpenAI's prompt_tokens includes the cached ones and completion_tokens the reasoning ones. */
 export function mapUsage(usage: OpenAiUsage | null | undefined): TokenUsage | undefined {
   if (!usage || typeof usage !== 'object') return undefined;
   const promptTokens = Number(usage.prompt_tokens);
   const completionTokens = Number(usage.completion_tokens);
   if (!Number.isInteger(promptTokens) || !Number.isInteger(completionTokens)) return undefined;
-  return { promptTokens, completionTokens };
+  const cachedTokens = optionalCount(usage.prompt_tokens_details?.cached_tokens);
+  const reasoningTokens = optionalCount(usage.completion_tokens_details?.reasoning_tokens);
+  return {
+    promptTokens,
+    completionTokens,
+    ...(cachedTokens !== undefined ? { cachedTokens } : {}),
+    ...(reasoningTokens !== undefined ? { reasoningTokens } : {}),
+  };
+}
+
+function optionalCount(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
 }
 
 export function mapCompletion(body: unknown, request: UpstreamChatRequest): UpstreamChatResult {

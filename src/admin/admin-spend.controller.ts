@@ -1,0 +1,108 @@
+import { Controller, Get, Query, Res, UseGuards } from '@nestjs/common';
+import type { Response } from 'express';
+import { Public } from '../auth/public.decorator';
+import { toCsv } from '../common/http/csv';
+import { VirtualKeyService } from '../keys/virtual-key.service';
+import { TeamsService } from '../teams/teams.service';
+import { SpendGroup, SpendReport } from '../usage/spend-report.service';
+import { AdminThrottlerGuard } from './admin-throttler.guard';
+import { AdminGuard } from './admin.guard';
+import { SpendQueryDto } from './dto/spend-query.dto';
+
+/** Spend per key, team, model, deployment or day, from the daily rollups (docs/spend.md). */
+@Public() // no virtual key: AdminGuard checks the admin credential instead
+@UseGuards(AdminThrottlerGuard, AdminGuard)
+@Controller('admin/spend')
+export class AdminSpendController {
+  constructor(
+    private readonly spend: SpendReport,
+    private readonly keys: VirtualKeyService,
+    private readonly teams: TeamsService,
+  ) {}
+
+  @Get()
+  async report(@Query() query: SpendQueryDto, @Res({ passthrough: true }) response: Response) {
+    const groupBy = query.group_by ?? 'key';
+    const groups = await this.spend.report({
+      groupBy,
+      from: query.from,
+      to: query.to,
+      keyId: query.key_id,
+      teamId: query.team_id,
+      model: query.model,
+    });
+    const names = await this.names(groupBy);
+    const data = groups.map((group) => present(groupBy, group, names));
+    if (query.format === 'csv') {
+      response.setHeader('content-type', 'text/csv; charset=utf-8');
+      response.setHeader(
+        'content-disposition',
+        `attachment; filename="spend-by-${groupBy}${query.from ? `-${query.from}` : ''}${query.to ? `-${query.to}` : ''}.csv"`,
+      );
+      const header =
+        data.length > 0 ? Object.keys(data[0]) : Object.keys(present(groupBy, EMPTY, names));
+      return toCsv(
+        header,
+        data.map((row) => Object.values(row)),
+      );
+    }
+    return {
+      object: 'spend_report',
+      group_by: groupBy,
+      from: query.from ?? null,
+      to: query.to ?? null,
+      key_id: query.key_id ?? null,
+      team_id: query.team_id ?? null,
+      model: query.model ?? null,
+      data,
+    };
+  }
+
+  private async names(groupBy: string): Promise<Map<string, string>> {
+    if (groupBy === 'key') return new Map((await this.keys.list()).map((k) => [k.id, k.name]));
+    if (groupBy === 'team') return new Map((await this.teams.list()).map((t) => [t.id, t.name]));
+    return new Map();
+  }
+}
+
+const EMPTY: SpendGroup = {
+  group: '',
+  requests: 0,
+  completed: 0,
+  failed: 0,
+  aborted: 0,
+  promptTokens: 0,
+  completionTokens: 0,
+  cachedTokens: 0,
+  cacheWriteTokens: 0,
+  reasoningTokens: 0,
+  costUsd: '0',
+  unpricedRequests: 0,
+};
+
+function present(groupBy: string, group: SpendGroup, names: Map<string, string>) {
+  const label =
+    groupBy === 'key'
+      ? { key_id: group.group, key_name: names.get(group.group) ?? null }
+      : groupBy === 'team'
+        ? { team_id: group.group || null, team_name: names.get(group.group) ?? null }
+        : groupBy === 'model'
+          ? { model: group.group }
+          : groupBy === 'deployment'
+            ? { deployment: group.group || null }
+            : { day: group.group };
+  return {
+    ...label,
+    requests: group.requests,
+    completed: group.completed,
+    failed: group.failed,
+    aborted: group.aborted,
+    prompt_tokens: group.promptTokens,
+    completion_tokens: group.completionTokens,
+    cached_tokens: group.cachedTokens,
+    cache_write_tokens: group.cacheWriteTokens,
+    reasoning_tokens: group.reasoningTokens,
+    cost_usd: group.costUsd,
+    unpriced_requests: group.unpricedRequests,
+  };
+}
