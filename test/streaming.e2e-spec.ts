@@ -2,7 +2,7 @@ import { ServerResponse } from 'node:http';
 import OpenAI, { APIError } from 'openai';
 import type { CompletionOutcome } from '../src/usage/completion-outcome';
 import { UsageRecorder } from '../src/usage/usage-recorder.service';
-import { estimateTokens } from '../src/providers/token-estimate';
+import { estimateTokens } from '../src/common/tokens/token-estimate';
 import { dataPayloads, postStream, RawStream, sseEvents } from './support/sse-client';
 import { startTestApp, TestApp } from './support/test-app';
 import {

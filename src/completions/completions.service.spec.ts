@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { parseGatewayConfig } from '../config/gateway-config.loader';
 import { GatewayConfigService } from '../config/gateway-config.service';
 import { aVirtualKey } from '../keys/virtual-key.fixture';
-import { estimateTokens } from '../providers/token-estimate';
+import { estimateTokens } from '../common/tokens/token-estimate';
 import type {
   ProviderAdapter,
   TokenUsage,

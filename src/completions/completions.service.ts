@@ -9,7 +9,7 @@ import type { DeploymentConfig } from '../config/gateway-config.types';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
 import { TokenLimitsService, TokenReservation } from '../limits/token-limits.service';
 import { estimatePromptTokens } from '../limits/token-reservation';
-import { estimateTokens } from '../providers/token-estimate';
+import { estimateTokens } from '../common/tokens/token-estimate';
 import type {
   ChatTurn,
   TokenUsage,

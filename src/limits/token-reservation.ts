@@ -1,5 +1,5 @@
 import type { Price } from '../common/money/price';
-import { estimateTokens } from '../providers/token-estimate';
+import { estimateTokens } from '../common/tokens/token-estimate';
 import { contentText } from '../providers/message-content';
 import type { MessageContent } from '../providers/provider-adapter.interface';
 

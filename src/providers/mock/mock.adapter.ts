@@ -7,7 +7,7 @@ import type {
   UpstreamChatResult,
   UpstreamStreamPart,
 } from '../provider-adapter.interface';
-import { estimateTokens } from '../token-estimate';
+import { estimateTokens } from '../../common/tokens/token-estimate';
 import { refuseUnsupported } from '../chat-input';
 import { contentText } from '../message-content';
 

@@ -8,7 +8,7 @@ import type {
   UpstreamChoice,
   UpstreamStreamPart,
 } from '../provider-adapter.interface';
-import { estimateTokens } from '../token-estimate';
+import { estimateTokens } from '../../common/tokens/token-estimate';
 import { UpstreamError } from '../../common/errors/upstream.error';
 
 // Pure mappings between the gateway's adapter contract and the OpenAI wire format, kept free of
