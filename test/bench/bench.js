@@ -131,6 +131,8 @@ async function startGateway(name, upstreamUrl, extraEnv) {
     // Checked on every request, never reached: the cost of limits without their 429s.
     KEY_RPM_LIMIT: '1000000000',
     KEY_TOKEN_BUDGET: '1000000000000',
+    // Experiments: e.g. BENCH_GATEWAY_ENV='{"LOG_LEVEL":"warn"}'.
+    ...JSON.parse(env.BENCH_GATEWAY_ENV ?? '{}'),
   };
   let key;
   if (env.BENCH_DATABASE_URL) {
@@ -154,7 +156,7 @@ async function startGateway(name, upstreamUrl, extraEnv) {
     key = JSON.parse(output.toString()).secret;
   }
   const node = [
-    ...(PROFILE_DIR
+    ...(PROFILE_DIR && env.BENCH_CPU_PROF !== '0'
       ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, '-r', join(__dirname, 'exit-on-sigusr2.js')]
       : []),
     join(ROOT, 'dist', 'main.js'),
