@@ -1,3 +1,5 @@
+// First: V8 flags must be set before any WebAssembly is compiled.
+import './common/runtime/wasm-baseline-only';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';

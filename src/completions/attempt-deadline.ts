@@ -38,7 +38,12 @@ export class AttemptDeadline {
 
   /** Resolves with `promise`, or rejects with the abort reason once the signal is aborted. */
   race<T>(promise: Promise<T>): Promise<T> {
-    if (this.signal.aborted) return Promise.reject(this.signal.reason);
+    if (this.signal.aborted) {
+      // `promise` is already running and will fail on the same signal: handled here, or its
+      // rejection goes unhandled and Node ends the process (a client gone before the first call).
+      promise.catch(() => undefined);
+      return Promise.reject(this.signal.reason);
+    }
     let onAbort!: () => void;
     const aborted = new Promise<never>((_resolve, reject) => {
       onAbort = () => reject(this.signal.reason);

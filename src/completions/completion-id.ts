@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex12 } from '../common/ids/random-hex';
 
 /** `chatcmpl_<id>` as the contract spells it (underscore, not OpenAI's hyphen). */
 export function newCompletionId(): string {
-  return `chatcmpl_${randomBytes(12).toString('hex')}`;
+  return `chatcmpl_${randomHex12()}`;
 }
 
 export function unixSeconds(date = new Date()): number {

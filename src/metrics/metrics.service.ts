@@ -1,5 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import {
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  collectDefaultMetrics,
+  type LabelValues,
+} from 'prom-client';
 import { GatewayConfigService } from '../config/gateway-config.service';
 
 /** Label value for "no model / no deployment": rejected before routing, or a name not in the config. */
@@ -13,6 +20,14 @@ export interface ObservedCompletion {
   latencyMs: number;
   promptTokens: number;
   completionTokens: number;
+}
+
+/** The series one (model, deployment) pair writes to on every completion. */
+interface CompletionSeries {
+  byStatus: Map<number, { inc(value?: number): void }>;
+  duration: { observe(value: number): void };
+  promptTokens: { inc(value?: number): void };
+  completionTokens: { inc(value?: number): void };
 }
 
 /**
@@ -30,6 +45,10 @@ export class MetricsService {
   private readonly tokens: Counter<'model' | 'deployment' | 'type'>;
   private readonly rateLimited: Counter;
   private readonly upstreamErrors: Counter<'deployment' | 'kind'>;
+  private readonly series = new Map<
+    string,
+    CompletionSeries & { labels: LabelValues<'model' | 'deployment'> }
+  >();
 
   constructor(private readonly gatewayConfig: GatewayConfigService) {
     const registers = [this.registry];
@@ -86,12 +105,47 @@ export class MetricsService {
   }
 
   completed(outcome: ObservedCompletion): void {
-    const model = this.model(outcome.publicModel);
-    const deployment = this.deployment(outcome.deployment);
-    this.requests.inc({ model, deployment, status: String(outcome.httpStatus) });
-    this.duration.observe({ model, deployment }, outcome.latencyMs / 1000);
-    this.tokens.inc({ model, deployment, type: 'prompt' }, outcome.promptTokens);
-    this.tokens.inc({ model, deployment, type: 'completion' }, outcome.completionTokens);
+    const series = this.seriesOf(
+      this.model(outcome.publicModel),
+      this.deployment(outcome.deployment),
+    );
+    let requests = series.byStatus.get(outcome.httpStatus);
+    if (!requests) {
+      requests = this.requests.labels({
+        ...series.labels,
+        status: String(outcome.httpStatus),
+      });
+      series.byStatus.set(outcome.httpStatus, requests);
+    }
+    requests.inc();
+    series.duration.observe(outcome.latencyMs / 1000);
+    series.promptTokens.inc(outcome.promptTokens);
+    series.completionTokens.inc(outcome.completionTokens);
+  }
+
+  /**
+   * prom-client hashes a label object on every call (sorting its keys); the children of each
+   * (model, deployment) pair are looked up once and kept. Both are config names, so the map is
+   * as bounded as the labels themselves.
+   */
+  private seriesOf(
+    model: string,
+    deployment: string,
+  ): CompletionSeries & { labels: LabelValues<'model' | 'deployment'> } {
+    const key = `${model}\u0000${deployment}`;
+    let series = this.series.get(key);
+    if (!series) {
+      const labels = { model, deployment };
+      series = {
+        labels,
+        byStatus: new Map(),
+        duration: this.duration.labels(labels),
+        promptTokens: this.tokens.labels({ ...labels, type: 'prompt' }),
+        completionTokens: this.tokens.labels({ ...labels, type: 'completion' }),
+      };
+      this.series.set(key, series);
+    }
+    return series;
   }
 
   /** A request answered before it reached a model: bad body, bad key, limits, unknown model. */

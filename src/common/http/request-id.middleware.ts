@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex12 } from '../ids/random-hex';
 import type { NextFunction, Request, Response } from 'express';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -28,5 +28,5 @@ export function requestIdMiddleware(
 }
 
 export function newRequestId(): string {
-  return `req_${randomBytes(12).toString('hex')}`;
+  return `req_${randomHex12()}`;
 }

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
-import type { Level } from 'pino';
-import { newRequestId } from '../http/request-id.middleware';
+import { stdSerializers, type Level } from 'pino';
 
 /** Nest's level names (LOG_LEVEL) in pino's words. */
 const PINO_LEVEL: Record<string, Level> = {
@@ -52,11 +51,14 @@ type ExpressLikeRequest = IncomingMessage & {
 };
 
 /**
- * nestjs-pino's options: one JSON line per request on stdout, carrying the `x-request-id` the
- * response header shows (set by requestIdMiddleware, which runs first), and never a header value.
+ * nestjs-pino's options. Its per-request middleware (pino-http and an AsyncLocalStorage scope) is
+ * not mounted (`forRoutes: []`): requestLogMiddleware writes the request line instead, the same
+ * line at a fraction of the CPU (docs/performance.md). Serializers are not wrapped by pino-http,
+ * so they receive the plain objects that middleware logs.
  */
 export function pinoParams(env: { LOG_LEVEL: string; LOG_FORMAT?: string }): Params {
   return {
+    forRoutes: [],
     pinoHttp: {
       level: PINO_LEVEL[env.LOG_LEVEL] ?? 'info',
       // pino-pretty is loaded (in a worker) only when a human asks for it.
@@ -65,42 +67,32 @@ export function pinoParams(env: { LOG_LEVEL: string; LOG_FORMAT?: string }): Par
           ? { target: 'pino-pretty', options: { singleLine: true } }
           : undefined,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-      genReqId: (req) => (req as ExpressLikeRequest).id ?? newRequestId(),
-      customLogLevel: (req, res, error) => {
-        if (error || res.statusCode >= 500) return 'error';
-        if (res.statusCode >= 400) return 'warn';
-        // A failed probe or scrape is still worth a line; a successful one is noise.
-        return QUIET_PATHS.test(pathOf(req)) ? 'debug' : 'info';
-      },
-      customSuccessMessage: (req, res) => `${req.method} ${pathOf(req)} ${res.statusCode}`,
-      customErrorMessage: (req, res) => `${req.method} ${pathOf(req)} ${res.statusCode}`,
-      // The key's id (never its secret) from ApiKeyGuard; model, deployment, attempts, tokens from
-      // the completions controller once the outcome is known.
-      customProps: (req, res) => ({
-        ...((req as ExpressLikeRequest).virtualKey
-          ? { keyId: (req as ExpressLikeRequest).virtualKey?.id }
-          : {}),
-        ...(res as ExpressLikeResponse).locals?.log,
-      }),
+      wrapSerializers: false,
       serializers: {
-        // Method and path only: headers carry keys, query strings nothing we need.
-        req: (req: { id: string; method: string; url: string }) => ({
-          id: req.id,
-          method: req.method,
-          path: req.url.split('?')[0],
-        }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-        // pino-http invents an Error for every 5xx; its stack points into pino-http, not at the
-        // cause (the exception filter logs that), so only real errors keep theirs.
-        err: (err: { type?: string; message: string; stack?: string }) =>
-          /^failed with status code \d+$/.test(err.message)
-            ? { type: err.type, message: err.message }
-            : err,
+        // Errors logged as objects keep pino's standard shape (type, message, stack, cause).
+        err: stdSerializers.err,
       },
     },
   };
 }
 
-function pathOf(req: IncomingMessage): string {
-  return ((req as ExpressLikeRequest).originalUrl ?? req.url ?? '').split('?')[0];
+/** The level of a request's line: a failed probe or scrape is still worth a line; a successful one is noise. */
+export function requestLogLevel(path: string, statusCode: number): Level {
+  if (statusCode >= 500) return 'error';
+  if (statusCode >= 400) return 'warn';
+  return QUIET_PATHS.test(path) ? 'debug' : 'info';
+}
+
+/**
+ * What a request's line carries besides method, path and status: the key's id (never its secret)
+ * from ApiKeyGuard; model, deployment, attempts, tokens from the completions controller once the
+ * outcome is known.
+ */
+export function requestLogProps(
+  req: IncomingMessage,
+  res: ServerResponse,
+): RequestLogFields & { keyId?: string } {
+  const keyId = (req as ExpressLikeRequest).virtualKey?.id;
+  const fields = (res as ExpressLikeResponse).locals?.log;
+  return keyId ? { keyId, ...fields } : { ...fields };
 }

@@ -12,13 +12,16 @@ import { Readable } from 'node:stream';
 export function framesReadable(
   frames: AsyncGenerator<string>,
   source: AsyncIterator<unknown>,
+  beforePush?: () => void,
 ): Readable {
   return new Readable({
     highWaterMark: 1,
     read() {
       frames.next().then(
         (step) => {
-          if (!this.destroyed) this.push(step.done ? null : step.value);
+          if (this.destroyed) return;
+          beforePush?.();
+          this.push(step.done ? null : step.value);
         },
         (error: Error) => this.destroy(error),
       );

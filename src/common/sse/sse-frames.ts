@@ -17,10 +17,11 @@ export async function* sseFrames(
 ): AsyncGenerator<string> {
   let pending: Promise<IteratorResult<unknown>> | undefined;
   let finished = false;
+  const heartbeat = options.heartbeatMs > 0 ? new Heartbeat(options.heartbeatMs) : undefined;
   try {
     while (true) {
       pending ??= iterator.next();
-      const step = await nextOrHeartbeat(pending, options.heartbeatMs);
+      const step = heartbeat ? await heartbeat.race(pending) : await pending;
       if (step === 'heartbeat') {
         yield HEARTBEAT_FRAME;
         continue;
@@ -37,6 +38,7 @@ export async function* sseFrames(
     yield `data: ${JSON.stringify(errorBody(error))}\n\n`;
     return;
   } finally {
+    heartbeat?.stop();
     // The consumer left early (client gone): make the source close its upstream.
     if (!finished) await iterator.return?.().catch(() => undefined);
   }
@@ -49,15 +51,42 @@ function errorBody(error: unknown) {
   return new GatewayException('internal_error').toBody();
 }
 
-async function nextOrHeartbeat<T>(next: Promise<T>, heartbeatMs: number): Promise<T | 'heartbeat'> {
-  if (!(heartbeatMs > 0)) return next;
-  let timer: NodeJS.Timeout | undefined;
-  const heartbeat = new Promise<'heartbeat'>((resolve) => {
-    timer = setTimeout(() => resolve('heartbeat'), heartbeatMs);
-  });
-  try {
-    return await Promise.race([next, heartbeat]);
-  } finally {
-    clearTimeout(timer);
+/**
+ * The heartbeat countdown of one stream: one timer for the whole stream, restarted (refresh) per
+ * event, instead of a timer and a Promise.race per event; each wait settles its own promise, so
+ * nothing accumulates on a long-lived one.
+ */
+class Heartbeat {
+  private readonly timer: NodeJS.Timeout;
+  private wake?: (value: 'heartbeat') => void;
+
+  constructor(ms: number) {
+    this.timer = setTimeout(() => {
+      const wake = this.wake;
+      this.wake = undefined;
+      wake?.('heartbeat');
+    }, ms);
+  }
+
+  /** `next`'s result, or 'heartbeat' if it takes longer than the interval. */
+  race<T>(next: Promise<T>): Promise<T | 'heartbeat'> {
+    this.timer.refresh();
+    return new Promise<T | 'heartbeat'>((resolve, reject) => {
+      this.wake = resolve;
+      next.then(
+        (value) => {
+          this.wake = undefined;
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.wake = undefined;
+          reject(error);
+        },
+      );
+    });
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
   }
 }

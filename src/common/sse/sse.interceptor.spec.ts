@@ -11,6 +11,15 @@ function fakeResponse() {
     headers,
     setHeader: (name: string, value: unknown) => headers.set(name.toLowerCase(), value),
     getHeader: (name: string) => headers.get(name.toLowerCase()),
+    // What the interceptor batches writes with (a writable's cork/uncork); counted, so a test
+    // could tell, but nothing is written to this fake.
+    corks: 0,
+    cork() {
+      this.corks++;
+    },
+    uncork() {
+      this.corks--;
+    },
   };
 }
 

@@ -51,7 +51,7 @@ export class SseInterceptor implements NestInterceptor {
           `request ${requestId}: stream failed after the first chunk: ${(error as Error)?.message ?? error}`,
         ),
     });
-    return new StreamableFile(framesReadable(frames, source));
+    return new StreamableFile(framesReadable(frames, source, corkUntilNextTurn(response)));
   }
 
   /**
@@ -70,6 +70,26 @@ export class SseInterceptor implements NestInterceptor {
       socket.setTimeout(0);
     });
   }
+}
+
+/**
+ * Frames produced in one event-loop turn (typically the events of one upstream read) leave in one
+ * socket write instead of one write each: the response is corked at the first and uncorked once
+ * the turn's I/O callbacks are done (setImmediate). Per-frame writes were the largest single CPU
+ * cost of a stream (docs/performance.md).
+ */
+function corkUntilNextTurn(response: Response): () => void {
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    response.uncork();
+  };
+  return () => {
+    if (corked || response.writableEnded) return;
+    corked = true;
+    response.cork();
+    setImmediate(uncork);
+  };
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {

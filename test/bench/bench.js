@@ -1,0 +1,491 @@
+#!/usr/bin/env node
+// `npm run bench` (docs/performance.md): what the gateway adds to a request, measured in one run
+// against a minimal Express + undici proxy (floor-proxy.js), both sending to the same fake
+// OpenAI upstream (fake-upstream.js) on loopback.
+//
+// Each target under test runs pinned to one core (`taskset -c BENCH_TARGET_CPU`, default 1); the
+// load generator and the upstream share the other one (BENCH_LOAD_CPU, default 0). Targets: the
+// floor, the gateway with memory counters and, with BENCH_REDIS_URL, the gateway with Redis
+// counters. The gateway runs with everything on: key auth, a request limit and a token budget that
+// are checked but never reached, body validation, usage records (BENCH_DATABASE_URL, or the
+// embedded PGlite), JSON logs at the production level (`log`) to a file, metrics.
+//
+// Rounds are interleaved (every scenario on every target, then the next round) so drift cancels;
+// figures are medians over rounds. Scenarios: JSON at concurrency 1 (own undici client, added p50
+// and p99 against the upstream called directly), JSON at concurrency 32 (autocannon: req/s,
+// latency, CPU per request from /proc/<pid>/stat), streams of UPSTREAM_CHUNKS events at
+// concurrency 1 (added time to first token) and 32 (streams/s, CPU per stream), and finally
+// BENCH_HOLD_STREAMS (1000) streams held open at once. Memory: idle RSS after start, VmRSS after
+// each round (growth), VmHWM (peak) at the end.
+//
+// Output: a table on stdout and BENCH_OUTPUT (bench-results.json). BENCH_QUICK=1: shorter rounds
+// (about 2 minutes in all). BENCH_PROFILE=DIR: the gateway runs with `node --cpu-prof` into DIR.
+const { spawn, execFileSync } = require('node:child_process');
+const { mkdtempSync, writeFileSync, readFileSync, openSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+const { Agent, request } = require('undici');
+const autocannon = require('autocannon');
+
+const ROOT = join(__dirname, '..', '..');
+const env = process.env;
+const QUICK = env.BENCH_QUICK === '1';
+const TARGET_CPU = env.BENCH_TARGET_CPU ?? '1';
+const LOAD_CPU = env.BENCH_LOAD_CPU ?? '0';
+
+if (!env.BENCH_PINNED) {
+  // The load generator and the upstream stay off the targets' core.
+  const child = spawn('taskset', ['-c', LOAD_CPU, process.execPath, __filename], {
+    env: { ...env, BENCH_PINNED: '1' },
+    stdio: 'inherit',
+  });
+  child.on('exit', (code) => process.exit(code ?? 1));
+  return;
+}
+
+const settings = {
+  quick: QUICK,
+  rounds: Number(env.BENCH_ROUNDS ?? (QUICK ? 2 : 3)),
+  durationS: Number(env.BENCH_DURATION ?? (QUICK ? 3 : 8)),
+  concurrency: Number(env.BENCH_CONNECTIONS ?? 32),
+  sequentialRequests: Number(env.BENCH_SEQUENTIAL ?? (QUICK ? 300 : 1000)),
+  sequentialStreams: Number(env.BENCH_SEQUENTIAL_STREAMS ?? (QUICK ? 100 : 300)),
+  upstreamLatencyMs: Number(env.BENCH_UPSTREAM_LATENCY_MS ?? 1),
+  chunks: Number(env.BENCH_STREAM_CHUNKS ?? 50),
+  chunkDelayMs: Number(env.BENCH_STREAM_DELAY_MS ?? 0),
+  holdStreams: Number(env.BENCH_HOLD_STREAMS ?? 1000),
+  holdChunks: Number(env.BENCH_HOLD_CHUNKS ?? 20),
+  holdDelayMs: Number(env.BENCH_HOLD_DELAY_MS ?? 100),
+  database: env.BENCH_DATABASE_URL ? 'external Postgres' : 'embedded PGlite',
+  redis: Boolean(env.BENCH_REDIS_URL),
+  targetCpu: TARGET_CPU,
+  loadCpu: LOAD_CPU,
+};
+const OUTPUT = env.BENCH_OUTPUT ?? join(ROOT, 'bench-results.json');
+const PROFILE_DIR = env.BENCH_PROFILE ?? '';
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const median = (values) => {
+  const sorted = values.filter((v) => v !== undefined && !Number.isNaN(v)).sort((a, b) => a - b);
+  return sorted.length ? sorted[Math.floor(sorted.length / 2)] : NaN;
+};
+const percentile = (sorted, p) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+
+/** Starts a node script (optionally pinned) and waits for its `listening <port>` line. */
+function startListener(args, extraEnv, pin) {
+  const command = pin ? 'taskset' : process.execPath;
+  const argv = pin ? ['-c', TARGET_CPU, process.execPath, ...args] : args;
+  const child = spawn(command, argv, {
+    env: { ...env, ...extraEnv },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.stdout.on('data', (data) => {
+      output += data;
+      const port = /listening (\d+)/.exec(output)?.[1];
+      if (port) resolve({ child, pid: child.pid, port: Number(port) });
+    });
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+  });
+}
+
+/** CPU seconds (user + system) the process has used so far, from its own counters. */
+function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+
+/** VmRSS and VmHWM of a process, in MiB. */
+function memory(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+  return { rss: kib('VmRSS') / 1024, hwm: kib('VmHWM') / 1024 };
+}
+
+async function startGateway(name, upstreamUrl, extraEnv) {
+  const dir = mkdtempSync(join(tmpdir(), `gateway-bench-${name}-`));
+  const config = join(dir, 'gateway.yaml');
+  const deployment = (model) =>
+    `    - provider: openai\n      base_url: ${upstreamUrl}\n      api_key: sk-bench\n      model: ${model}\n`;
+  writeFileSync(
+    config,
+    `models:\n  bench-model:\n${deployment('bench-model')}  bench-hold:\n${deployment('bench-hold')}`,
+  );
+  const logFile = join(dir, 'gateway.log');
+  const gatewayEnv = {
+    ...env,
+    ...extraEnv,
+    NODE_ENV: 'production',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    GATEWAY_CONFIG: config,
+    GATEWAY_DATA_DIR: join(dir, 'data'),
+    DATABASE_URL: env.BENCH_DATABASE_URL ?? '',
+    DB_MIGRATE_ON_START: 'true',
+    LOG_LEVEL: 'log',
+    LOG_FORMAT: 'json',
+    // Checked on every request, never reached: the cost of limits without their 429s.
+    KEY_RPM_LIMIT: '1000000000',
+    KEY_TOKEN_BUDGET: '1000000000000',
+    // Experiments: e.g. BENCH_GATEWAY_ENV='{"LOG_LEVEL":"warn"}'.
+    ...JSON.parse(env.BENCH_GATEWAY_ENV ?? '{}'),
+  };
+  let key;
+  if (env.BENCH_DATABASE_URL) {
+    const cli = (args) =>
+      execFileSync(process.execPath, [join(ROOT, 'dist', 'cli', 'main.js'), ...args], {
+        env: { ...gatewayEnv, LOG_LEVEL: 'warn' },
+      });
+    cli(['db', 'migrate']);
+    const output = execFileSync(
+      process.execPath,
+      [
+        join(ROOT, 'dist', 'cli', 'main.js'),
+        'keys',
+        'create',
+        '--name',
+        `bench-${name}-${Date.now()}`,
+        '--json',
+      ],
+      { env: { ...gatewayEnv, LOG_LEVEL: 'warn' } },
+    );
+    key = JSON.parse(output.toString()).secret;
+  }
+  const node = [
+    ...(PROFILE_DIR && env.BENCH_CPU_PROF !== '0'
+      ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, '-r', join(__dirname, 'exit-on-sigusr2.js')]
+      : []),
+    join(ROOT, 'dist', 'main.js'),
+  ];
+  const started = Date.now();
+  const child = spawn('taskset', ['-c', TARGET_CPU, process.execPath, ...node], {
+    env: gatewayEnv,
+    stdio: ['ignore', openSync(logFile, 'a'), 'inherit'],
+  });
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  for (;;) {
+    if (exited) throw new Error(`gateway ${name} exited; see ${logFile}`);
+    const log = readFileSync(logFile, 'utf8');
+    const port = /gateway listening on http:\/\/[^:]+:(\d+)/.exec(log)?.[1];
+    key ??= /Demo virtual key: (\S+)/.exec(log)?.[1];
+    if (port && key)
+      return {
+        name,
+        child,
+        pid: child.pid,
+        port: Number(port),
+        key,
+        logFile,
+        startMs: Date.now() - started,
+      };
+    await sleep(50);
+  }
+}
+
+const BODY = (model, stream) =>
+  JSON.stringify({
+    model,
+    messages: [{ role: 'user', content: 'Say something short.' }],
+    max_tokens: 64,
+    stream,
+  });
+
+/** Sequential requests with a plain undici client: latency (JSON) or time to first token (SSE). */
+async function sequential(target, stream, count) {
+  const dispatcher = new Agent({ connections: 1 });
+  const url = `${target.base}/chat/completions`;
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${target.key}` };
+  const body = BODY('bench-model', stream);
+  const times = [];
+  let errors = 0;
+  for (let i = 0; i < count + 20; i++) {
+    const start = process.hrtime.bigint();
+    let first;
+    try {
+      const answer = await request(url, { method: 'POST', headers, body, dispatcher });
+      if (answer.statusCode !== 200) errors++;
+      for await (const chunk of answer.body) {
+        // The first content event: the first `data:` line with a delta (every target sends the
+        // upstream's events, so this is the same event everywhere).
+        if (first === undefined && stream && chunk.includes('"content"'))
+          first = process.hrtime.bigint();
+      }
+    } catch {
+      errors++;
+    }
+    const end = process.hrtime.bigint();
+    if (i >= 20) times.push(Number((stream ? (first ?? end) : end) - start) / 1e6);
+  }
+  await dispatcher.close();
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99), errors };
+}
+
+/** Saturation at `concurrency` connections with autocannon; CPU from the target's counters. */
+function saturate(target, stream) {
+  const cpuBefore = target.pid ? cpuSeconds(target.pid) : 0;
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url: `${target.base}/chat/completions`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${target.key}` },
+        body: BODY('bench-model', stream),
+        connections: settings.concurrency,
+        duration: settings.durationS,
+      },
+      (error, result) => {
+        if (error) return reject(error);
+        const done = result.requests.total;
+        const cpu = target.pid ? cpuSeconds(target.pid) - cpuBefore : NaN;
+        resolve({
+          rps: done / settings.durationS,
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          cpuMsPerRequest: (cpu * 1000) / Math.max(1, done),
+          errors: result.errors + result.timeouts + result.non2xx,
+        });
+      },
+    );
+  });
+}
+
+/** `count` streams open at once; each must end with [DONE]. */
+async function hold(target, count) {
+  const dispatcher = new Agent({
+    connections: count + 10,
+    headersTimeout: 60_000,
+    bodyTimeout: 60_000,
+  });
+  const url = `${target.base}/chat/completions`;
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${target.key}` };
+  const body = BODY('bench-hold', true);
+  let open = 0;
+  let peakOpen = 0;
+  const results = await Promise.all(
+    Array.from({ length: count }, async () => {
+      try {
+        const answer = await request(url, { method: 'POST', headers, body, dispatcher });
+        open++;
+        peakOpen = Math.max(peakOpen, open);
+        let text = '';
+        for await (const chunk of answer.body) text = (text + chunk.toString()).slice(-64);
+        open--;
+        return answer.statusCode === 200 && text.includes('[DONE]');
+      } catch {
+        return false;
+      }
+    }),
+  );
+  await dispatcher.close();
+  return { streams: count, peakOpen, errors: results.filter((ok) => !ok).length };
+}
+
+function table(rows) {
+  const columns = Object.keys(rows[0]);
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
+  const line = (cells) => cells.map((cell, i) => String(cell).padEnd(widths[i])).join(' | ');
+  return [
+    line(columns),
+    widths.map((w) => '-'.repeat(w)).join('-|-'),
+    ...rows.map((r) => line(columns.map((c) => r[c]))),
+  ].join('\n');
+}
+
+/**
+ * BENCH_PROFILE=DIR: no comparison, but one CPU profile of the gateway (memory counters) per
+ * load shape, JSON and streams at the saturation concurrency, each in its own process so the
+ * profiles do not mix. Summarise them with profile-summary.js.
+ */
+async function profile(upstreamUrl, children) {
+  for (const stream of [false, true]) {
+    const gateway = await startGateway(stream ? 'profile-stream' : 'profile-json', upstreamUrl, {
+      REDIS_URL: '',
+    });
+    children.push(gateway.child);
+    const target = { ...gateway, base: `http://127.0.0.1:${gateway.port}/v1` };
+    await sequential(target, stream, 200);
+    const result = await saturate(target, stream);
+    console.log(`${stream ? 'streams' : 'JSON'}: ${JSON.stringify(result)}`);
+    const exited = new Promise((resolve) => gateway.child.once('exit', resolve));
+    gateway.child.kill('SIGUSR2');
+    await exited;
+  }
+  console.log(`profiles in ${PROFILE_DIR} (oldest: JSON, newest: streams)`);
+}
+
+async function main() {
+  const upstream = await startListener([join(__dirname, 'fake-upstream.js')], {
+    UPSTREAM_LATENCY_MS: String(settings.upstreamLatencyMs),
+    UPSTREAM_CHUNKS: String(settings.chunks),
+    UPSTREAM_CHUNK_DELAY_MS: String(settings.chunkDelayMs),
+    UPSTREAM_HOLD_CHUNKS: String(settings.holdChunks),
+    UPSTREAM_HOLD_DELAY_MS: String(settings.holdDelayMs),
+  });
+  const upstreamUrl = `http://127.0.0.1:${upstream.port}/v1`;
+  const children = [upstream.child];
+  const targets = [];
+  try {
+    if (PROFILE_DIR) return await profile(upstreamUrl, children);
+    const floor = await startListener(
+      [join(__dirname, 'floor-proxy.js')],
+      { UPSTREAM_URL: upstreamUrl },
+      true,
+    );
+    children.push(floor.child);
+    targets.push({
+      name: 'floor',
+      pid: floor.pid,
+      base: `http://127.0.0.1:${floor.port}/v1`,
+      key: 'none',
+    });
+    const memoryGateway = await startGateway('gateway', upstreamUrl, { REDIS_URL: '' });
+    children.push(memoryGateway.child);
+    targets.push({ ...memoryGateway, base: `http://127.0.0.1:${memoryGateway.port}/v1` });
+    if (env.BENCH_REDIS_URL) {
+      const redisGateway = await startGateway('gateway-redis', upstreamUrl, {
+        REDIS_URL: env.BENCH_REDIS_URL,
+        REDIS_KEY_PREFIX: `bench-${Date.now()}:`,
+      });
+      children.push(redisGateway.child);
+      targets.push({ ...redisGateway, base: `http://127.0.0.1:${redisGateway.port}/v1` });
+    }
+    const direct = { name: 'direct', base: upstreamUrl, key: 'sk-bench' };
+    await sleep(2000);
+    for (const target of targets) {
+      target.idleRss = memory(target.pid).rss;
+      target.rounds = [];
+    }
+    const directRounds = [];
+    // Warm-up: JIT, pools, key caches.
+    for (const target of targets) {
+      await sequential(target, false, 200);
+      await sequential(target, true, 50);
+    }
+    for (let round = 0; round < settings.rounds; round++) {
+      process.stderr.write(`round ${round + 1}/${settings.rounds}\n`);
+      directRounds.push({
+        json: await sequential(direct, false, settings.sequentialRequests),
+        stream: await sequential(direct, true, settings.sequentialStreams),
+      });
+      for (const target of targets) {
+        const result = {
+          json1: await sequential(target, false, settings.sequentialRequests),
+          json32: await saturate(target, false),
+          stream1: await sequential(target, true, settings.sequentialStreams),
+          stream32: await saturate(target, true),
+        };
+        await sleep(500);
+        result.rssAfter = memory(target.pid).rss;
+        target.rounds.push(result);
+      }
+    }
+    for (const target of targets) {
+      process.stderr.write(`holding ${settings.holdStreams} streams on ${target.name}\n`);
+      target.hold = await hold(target, settings.holdStreams);
+      await sleep(500);
+      const { rss, hwm } = memory(target.pid);
+      target.rssEnd = rss;
+      target.peakRss = hwm;
+    }
+
+    const directJson = median(directRounds.map((r) => r.json.p50));
+    const directJson99 = median(directRounds.map((r) => r.json.p99));
+    const directTtft = median(directRounds.map((r) => r.stream.p50));
+    const summary = {};
+    for (const target of targets) {
+      const m = (pick) => median(target.rounds.map(pick));
+      const errors = target.rounds.reduce(
+        (sum, r) => sum + r.json1.errors + r.json32.errors + r.stream1.errors + r.stream32.errors,
+        0,
+      );
+      summary[target.name] = {
+        'added p50 c=1 (ms)': m((r) => r.json1.p50) - directJson,
+        'added p99 c=1 (ms)': m((r) => r.json1.p99) - directJson99,
+        'p50 c=32 (ms)': m((r) => r.json32.p50),
+        'p99 c=32 (ms)': m((r) => r.json32.p99),
+        'JSON req/s c=32': m((r) => r.json32.rps),
+        'CPU per JSON request (ms)': m((r) => r.json32.cpuMsPerRequest),
+        [`CPU per ${settings.chunks}-chunk stream (ms)`]: m((r) => r.stream32.cpuMsPerRequest),
+        'streams/s c=32': m((r) => r.stream32.rps),
+        'added TTFT c=1 (ms)': m((r) => r.stream1.p50) - directTtft,
+        'idle RSS (MiB)': target.idleRss,
+        'peak RSS (MiB)': target.peakRss,
+        'RSS after each round (MiB)': target.rounds.map((r) => r.rssAfter.toFixed(0)).join('/'),
+        [`${settings.holdStreams} streams held: errors`]: target.hold.errors,
+        errors,
+        ...(target.startMs !== undefined ? { 'start to ready (ms)': target.startMs } : {}),
+      };
+    }
+    const metrics = [...new Set(Object.values(summary).flatMap((figures) => Object.keys(figures)))];
+    const rows = metrics.map((metric) => {
+      const row = { metric };
+      for (const name of Object.keys(summary)) {
+        const value = summary[name][metric];
+        row[name] =
+          typeof value === 'number'
+            ? Number.isInteger(value)
+              ? value
+              : value.toFixed(2)
+            : (value ?? '');
+        if (
+          name !== 'floor' &&
+          typeof value === 'number' &&
+          typeof summary.floor[metric] === 'number' &&
+          summary.floor[metric] !== 0
+        )
+          row[`${name} / floor`] = (value / summary.floor[metric]).toFixed(2);
+        else if (name !== 'floor') row[`${name} / floor`] = '';
+      }
+      return row;
+    });
+    console.log(
+      `\nupstream ${settings.upstreamLatencyMs} ms, streams of ${settings.chunks} chunks ${settings.chunkDelayMs} ms apart, ` +
+        `${settings.rounds} rounds, ${settings.durationS} s per saturation run, concurrency ${settings.concurrency}, ` +
+        `database ${settings.database}, targets on CPU ${TARGET_CPU}, load on CPU ${LOAD_CPU} (medians over rounds; ` +
+        `direct upstream p50 ${directJson.toFixed(2)} ms, TTFT ${directTtft.toFixed(2)} ms)\n`,
+    );
+    console.log(table(rows));
+    writeFileSync(
+      OUTPUT,
+      JSON.stringify(
+        {
+          date: new Date().toISOString(),
+          settings,
+          direct: {
+            jsonP50: directJson,
+            jsonP99: directJson99,
+            ttftP50: directTtft,
+            rounds: directRounds,
+          },
+          summary,
+          raw: targets.map(({ name, idleRss, peakRss, rssEnd, rounds, hold: held, startMs }) => ({
+            name,
+            idleRss,
+            peakRss,
+            rssEnd,
+            startMs,
+            hold: held,
+            rounds,
+          })),
+        },
+        null,
+        2,
+      ),
+    );
+    console.log(`\nwritten to ${OUTPUT}`);
+  } finally {
+    for (const child of children.reverse()) child.kill(PROFILE_DIR ? 'SIGUSR2' : 'SIGTERM');
+    await sleep(PROFILE_DIR ? 3000 : 300);
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

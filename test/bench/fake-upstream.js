@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+// A fake OpenAI-format upstream for the benchmark (docs/performance.md): POST .../chat/completions
+// answers after UPSTREAM_LATENCY_MS, in JSON or, when the body asks for `stream`, as SSE with
+// UPSTREAM_CHUNKS content events UPSTREAM_CHUNK_DELAY_MS apart (0: one event per event-loop turn).
+// A request whose model ends in `-hold` streams UPSTREAM_HOLD_CHUNKS events UPSTREAM_HOLD_DELAY_MS
+// apart: the long streams of the concurrent-streams run. Prints `listening <port>` when ready.
+const { createServer } = require('node:http');
+
+const LATENCY_MS = Number(process.env.UPSTREAM_LATENCY_MS ?? 1);
+const CHUNKS = Number(process.env.UPSTREAM_CHUNKS ?? 50);
+const CHUNK_DELAY_MS = Number(process.env.UPSTREAM_CHUNK_DELAY_MS ?? 0);
+const HOLD_CHUNKS = Number(process.env.UPSTREAM_HOLD_CHUNKS ?? 20);
+const HOLD_DELAY_MS = Number(process.env.UPSTREAM_HOLD_DELAY_MS ?? 100);
+
+const COMPLETION = JSON.stringify({
+  id: 'chatcmpl-bench',
+  object: 'chat.completion',
+  created: 1700000000,
+  model: 'bench-model',
+  choices: [
+    {
+      index: 0,
+      message: { role: 'assistant', content: 'Benchmark answer of a typical short length.' },
+      finish_reason: 'stop',
+    },
+  ],
+  usage: { prompt_tokens: 12, completion_tokens: 9, total_tokens: 21 },
+});
+
+const event = (fields) =>
+  `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1700000000, model: 'bench-model', ...fields })}\n\n`;
+const FIRST = event({
+  choices: [{ index: 0, delta: { role: 'assistant', content: 'word ' }, finish_reason: null }],
+});
+const NEXT = event({ choices: [{ index: 0, delta: { content: 'word ' }, finish_reason: null }] });
+const STOP = event({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+const usage = (n) =>
+  event({ choices: [], usage: { prompt_tokens: 12, completion_tokens: n, total_tokens: 12 + n } });
+
+const pause = (ms) =>
+  new Promise((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve)));
+
+async function stream(response, chunks, delayMs) {
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (let i = 0; i < chunks; i++) {
+    if (i > 0) await pause(delayMs);
+    if (response.destroyed) return;
+    response.write(i === 0 ? FIRST : NEXT);
+  }
+  response.write(STOP);
+  response.write(usage(chunks));
+  response.end('data: [DONE]\n\n');
+}
+
+const server = createServer((request, response) => {
+  const body = [];
+  request.on('data', (data) => body.push(data));
+  request.on('end', () =>
+    setTimeout(() => {
+      let parsed = {};
+      try {
+        parsed = JSON.parse(Buffer.concat(body).toString() || '{}');
+      } catch {
+        // answered like any other request: the benchmark only sends valid JSON
+      }
+      if (parsed.stream) {
+        const hold = typeof parsed.model === 'string' && parsed.model.endsWith('-hold');
+        return void stream(
+          response,
+          hold ? HOLD_CHUNKS : CHUNKS,
+          hold ? HOLD_DELAY_MS : CHUNK_DELAY_MS,
+        );
+      }
+      response.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(COMPLETION),
+      });
+      response.end(COMPLETION);
+    }, LATENCY_MS),
+  );
+});
+server.keepAliveTimeout = 60_000;
+server.maxConnections = 0;
+server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () =>
+  process.stdout.write(`listening ${server.address().port}\n`),
+);

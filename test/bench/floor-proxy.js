@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+// The benchmark's floor (docs/performance.md): the least a gateway of this design can do, a plain
+// Express app with undici. It parses the JSON body (any gateway must read `model`), sends it on to
+// UPSTREAM_URL over a keep-alive undici pool, and relays the answer, JSON or SSE, as it comes.
+// No auth, limits, logs or metrics. Prints `listening <port>` when ready.
+const express = require('express');
+const { Pool } = require('undici');
+
+const upstream = new URL(process.env.UPSTREAM_URL);
+const pool = new Pool(upstream.origin, { connections: 2048, pipelining: 1 });
+const path = `${upstream.pathname.replace(/\/$/, '')}/chat/completions`;
+
+const app = express();
+app.disable('x-powered-by');
+app.set('etag', false);
+app.use(express.json({ limit: '1mb' }));
+app.post('/v1/chat/completions', async (req, res) => {
+  try {
+    const answer = await pool.request({
+      method: 'POST',
+      path,
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+      body: JSON.stringify(req.body),
+    });
+    res.status(answer.statusCode);
+    res.setHeader('content-type', answer.headers['content-type'] ?? 'application/json');
+    for await (const chunk of answer.body) res.write(chunk);
+    res.end();
+  } catch (error) {
+    if (!res.headersSent) res.status(502).json({ error: { message: String(error) } });
+    else res.destroy();
+  }
+});
+const server = app.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () =>
+  process.stdout.write(`listening ${server.address().port}\n`),
+);
+server.keepAliveTimeout = 60_000;
