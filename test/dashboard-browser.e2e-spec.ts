@@ -14,6 +14,13 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Screenshots and the measured load time, kept as test artifacts (docs/dashboard.md shows the screenshots, kept in docs/dashboard/). */
 const ARTIFACTS = join(__dirname, '..', 'artifacts', 'dashboard');
 
+/** Pico-dollars as the shortest decimal string of US dollars, as the gateway writes costs. */
+function usd(pico: bigint): string {
+  const digits = pico.toString().padStart(13, '0');
+  const fraction = digits.slice(-12).replace(/0+$/, '');
+  return `${digits.slice(0, -12)}${fraction ? `.${fraction}` : ''}`;
+}
+
 describe('dashboard in a real browser', () => {
   let gateway: TestApp;
   let browser: Browser;
@@ -28,7 +35,14 @@ describe('dashboard in a real browser', () => {
     buildDashboard();
     mkdirSync(ARTIFACTS, { recursive: true });
     // The real limits (10 calls per 10 s per session): normal use must stay inside them.
-    gateway = await startTestApp({ env: { ADMIN_API_KEY: ADMIN_KEY, KEY_CACHE_TTL_MS: '0' } });
+    // alpha-k3 carries a price, so the Usage page has an exact cost to show.
+    gateway = await startTestApp({
+      env: { ADMIN_API_KEY: ADMIN_KEY, KEY_CACHE_TTL_MS: '0' },
+      models: {
+        'alpha-k3': [{ provider: 'mock', price: { input: '0.15', output: '0.6' } }],
+        'beta-v4-flash-0731': [{ provider: 'mock' }],
+      },
+    });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gateway.url });
@@ -92,7 +106,8 @@ describe('dashboard in a real browser', () => {
 
     // Keys: create one and read its secret, shown once.
     await page.getByRole('link', { name: 'Keys' }).click();
-    const name = `browser-${process.pid}-${Date.now()}`;
+    // It starts with @, which a spreadsheet would read as a formula: the CSV export must defuse it.
+    const name = `@browser-${process.pid}-${Date.now()}`;
     await page.getByLabel('Name', { exact: true }).fill(name);
     await page.getByLabel('Requests per minute').fill('60');
     await page.getByRole('button', { name: 'Create key' }).click();
@@ -124,8 +139,10 @@ describe('dashboard in a real browser', () => {
     const row = page.locator('#usage-totals tbody tr', { hasText: name });
     await row.waitFor();
     expect(await row.locator('td').first().textContent()).toBe('1');
-    // The embedded mock has no price: the cost column says unknown, not $0.
-    expect(await row.locator('td').last().textContent()).toBe('–');
+    // $0.15 and $0.60 per million tokens: 150,000 and 600,000 pico-dollars a token, summed exactly.
+    const { prompt_tokens, completion_tokens } = completion.usage!;
+    const cost = usd(BigInt(prompt_tokens) * 150_000n + BigInt(completion_tokens) * 600_000n);
+    expect(await row.locator('td').last().textContent()).toBe(cost);
     expect(await page.locator('.chart canvas').count()).toBeGreaterThanOrEqual(4); // uPlot drew the charts
     await shot('usage');
     const [download] = await Promise.all([
@@ -134,11 +151,11 @@ describe('dashboard in a real browser', () => {
     ]);
     const csv = readFileSync((await download.path())!, 'utf8').split('\n');
     expect(csv[0]).toBe(
-      'time,group_by,group,requests,errors,prompt_tokens,completion_tokens,total_tokens,avg_latency_ms',
+      'time,group_by,group,requests,errors,prompt_tokens,completion_tokens,total_tokens,avg_latency_ms,cost_usd',
     );
-    expect(csv.find((line) => line.includes(`"${name}"`))).toMatch(
-      new RegExp(`,key,"${name}",1,0,`),
-    );
+    const keyLine = csv.find((line) => line.includes(`"'${name}"`));
+    expect(keyLine).toMatch(new RegExp(`,key,"'${name}",1,0,`));
+    expect(keyLine!.split(',').at(-1)).toBe(cost);
 
     // Revoke it in the page (with confirmation); the next /v1 call is refused.
     await page.getByRole('link', { name: 'Keys' }).click();

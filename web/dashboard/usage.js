@@ -82,9 +82,13 @@ function chart(container, title, data, groups, field) {
 
 function toCsv(data) {
   const lines = [
-    'time,group_by,group,requests,errors,prompt_tokens,completion_tokens,total_tokens,avg_latency_ms',
+    'time,group_by,group,requests,errors,prompt_tokens,completion_tokens,total_tokens,avg_latency_ms,cost_usd',
   ];
-  const quote = (value) => `"${String(value).replaceAll('"', '""')}"`;
+  // A name a spreadsheet would run as a formula gets a leading ', as /admin/spend's CSV does.
+  const quote = (value) =>
+    `"${String(value)
+      .replace(/^[=+\-@]/, "'$&")
+      .replaceAll('"', '""')}"`;
   for (const [groupBy, groups] of [
     ['key', data.by_key],
     ['model', data.by_model],
@@ -102,6 +106,8 @@ function toCsv(data) {
             p.completion_tokens,
             p.total_tokens,
             p.avg_latency_ms,
+            // Empty, not 0, when no request of the bucket had a price: the cost is unknown.
+            p.cost_usd ?? '',
           ].join(','),
         );
     }
