@@ -133,5 +133,25 @@ async function openDataFolder(pgdata: string): Promise<PGlite> {
     renameSync(scratch, pgdata);
     new Logger('EmbeddedPostgres').log(`created ${pgdata} from the build's initialised template`);
   }
-  return PGlite.create(pgdata);
+  return PGlite.create(pgdata, {
+    startParams: [...PGlite.defaultStartParams, ...settingArguments()],
+  });
+}
+
+/**
+ * Postgres settings for a database that holds a few keys and batched usage records for one
+ * process. Given on the command line at every start, so they apply to data folders made by older
+ * versions too (their postgresql.conf still says 128MB) and need nothing baked into the template.
+ *
+ * shared_buffers: PGlite's default of 128 MB is allocated and touched inside the WebAssembly
+ * memory at start, and was most of the embedded mode's idle RSS; 16 MB (2,048 pages, wal_buffers
+ * follows at 512 kB) holds the gateway's working set, and the data folder's files stay in the
+ * operating system's cache behind it (docs/performance.md, "Embedded defaults").
+ */
+export const EMBEDDED_SETTINGS: Readonly<Record<string, string>> = {
+  shared_buffers: '16MB',
+};
+
+function settingArguments(): string[] {
+  return Object.entries(EMBEDDED_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
 }
