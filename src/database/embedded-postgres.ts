@@ -142,7 +142,8 @@ async function openDataFolder(pgdata: string): Promise<PGlite> {
 /**
  * Postgres settings for a database that holds a few keys and batched usage records for one
  * process. Given on the command line at every start, so they apply to data folders made by older
- * versions too (their postgresql.conf still says 128MB) and need nothing baked into the template.
+ * versions too (postgresql.conf, the template's included, still says 128MB) and need nothing baked
+ * into the template.
  *
  * shared_buffers: PGlite's default of 128 MB is allocated and touched inside the WebAssembly
  * memory at start, and was most of the embedded mode's idle RSS; 16 MB (2,048 pages, wal_buffers
