@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
 import { DatabaseConnection } from '../src/database/database-connection';
-import { EmbeddedPostgres } from '../src/database/embedded-postgres';
+import { EMBEDDED_SETTINGS, EmbeddedPostgres } from '../src/database/embedded-postgres';
 import { ADMIN_KEY, adminApi } from './support/admin';
 import { eventually } from './support/eventually';
 import { startTestApp, TestApp } from './support/test-app';
@@ -84,6 +84,25 @@ describe('embedded database (PGlite)', () => {
       (await client.query('SELECT count(*)::int AS n FROM virtual_keys')).rows[0].n,
     ).toBeGreaterThanOrEqual(0);
     await client.end();
+  });
+
+  it("runs with the embedded settings, whatever the data folder's postgresql.conf says", async () => {
+    // From source there is no template: initdb wrote postgresql.conf with its own 128MB, as in
+    // data folders made by older versions; the settings given at start must win there too.
+    expect(readFileSync(join(dataDir, 'pgdata', 'postgresql.conf'), 'utf8')).toMatch(
+      /^shared_buffers = 128MB/m,
+    );
+    const client = new Client({
+      connectionString: gateway.app.get<DatabaseConnection>(DatabaseConnection).url,
+    });
+    await client.connect();
+    try {
+      for (const [name, value] of Object.entries(EMBEDDED_SETTINGS))
+        expect((await client.query(`SHOW ${name}`)).rows[0][name]).toBe(value);
+      expect((await client.query('SHOW shared_buffers')).rows[0].shared_buffers).toBe('16MB');
+    } finally {
+      await client.end();
+    }
   });
 
   (process.getuid?.() === 0 ? it : it.skip)('refuses another local user at the file system', () => {

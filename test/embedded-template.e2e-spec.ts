@@ -37,13 +37,17 @@ describe('embedded database template (npm run build)', () => {
     run([join(ROOT, 'scripts/build-embedded-template.js')]);
   }, 120_000);
 
-  it('creates a new data folder from the template, and a later start opens the folder as it is', async () => {
+  it('creates a new, migrated data folder from the template, and a later start opens the folder as it is', async () => {
     expect(existsSync(join(ROOT, 'dist', 'embedded-pgdata', 'PG_VERSION'))).toBe(true);
     const dataDir = join(mkdtempSync(join(tmpdir(), 'gateway-template-')), 'data');
 
     const first = start(dataDir);
     const { url, key } = await first.ready;
     expect(first.output()).toContain("from the build's initialised template");
+    // The build applied the migrations to the template: the first start only checks them.
+    expect(first.output()).toMatch(
+      /database schema up to date \(0 applied, [1-9]\d* already applied\)/,
+    );
     const client = new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 });
     const answer = await client.chat.completions.create({
       model: 'alpha-k3',
