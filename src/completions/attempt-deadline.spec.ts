@@ -26,3 +26,35 @@ describe('AttemptDeadline.race', () => {
     deadline.dispose();
   });
 });
+
+describe('AttemptDeadline.signal', () => {
+  it("aborts with the client's reason when the client leaves mid-attempt", () => {
+    const client = new AbortController();
+    const deadline = new AttemptDeadline(client.signal, performance.now());
+    expect(deadline.signal.aborted).toBe(false);
+    const reason = new Error('client gone');
+    client.abort(reason);
+    expect(deadline.signal.aborted).toBe(true);
+    expect(deadline.signal.reason).toBe(reason);
+    deadline.dispose();
+  });
+
+  it("aborts with a timeout of its own, leaving the client's signal alone", async () => {
+    const client = new AbortController();
+    const deadline = new AttemptDeadline(client.signal, performance.now());
+    deadline.arm(1, 'complete answer');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(deadline.signal.aborted).toBe(true);
+    expect((deadline.signal.reason as Error).message).toMatch(/complete answer not within 1 ms/);
+    expect(client.signal.aborted).toBe(false);
+    deadline.dispose();
+  });
+
+  it('stops listening to the client once disposed', () => {
+    const client = new AbortController();
+    const deadline = new AttemptDeadline(client.signal, performance.now());
+    deadline.dispose();
+    client.abort(new Error('after the attempt'));
+    expect(deadline.signal.aborted).toBe(false);
+  });
+});

@@ -10,14 +10,22 @@ import { UpstreamError } from '../common/errors/upstream.error';
 export class AttemptDeadline {
   private readonly controller = new AbortController();
   private readonly timers = new Set<NodeJS.Timeout>();
-  /** Aborted by the client's disconnect or by a passed deadline. */
-  readonly signal: AbortSignal;
+  /** Aborted by the client's disconnect or by a passed deadline, with the first one's reason. */
+  readonly signal: AbortSignal = this.controller.signal;
+  private readonly forwardClientAbort: () => void;
 
+  /**
+   * The client's abort is forwarded by a listener, not combined with AbortSignal.any: that builds
+   * weak references and a finalization registry per call, a measurable share of a request's CPU
+   * (docs/performance.md). dispose() removes the listener.
+   */
   constructor(
-    clientSignal: AbortSignal,
+    private readonly clientSignal: AbortSignal,
     private readonly acceptedAt: number,
   ) {
-    this.signal = AbortSignal.any([clientSignal, this.controller.signal]);
+    this.forwardClientAbort = () => this.controller.abort(clientSignal.reason);
+    if (clientSignal.aborted) this.controller.abort(clientSignal.reason);
+    else clientSignal.addEventListener('abort', this.forwardClientAbort, { once: true });
   }
 
   /** Arms a deadline `ms` after acceptance; the returned function disarms it. */
@@ -58,5 +66,6 @@ export class AttemptDeadline {
   dispose(): void {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+    this.clientSignal.removeEventListener('abort', this.forwardClientAbort);
   }
 }
