@@ -77,7 +77,7 @@ describe('JSON logs and Prometheus metrics of the built gateway (real process)',
     const configPath = join(dir, 'gateway.yaml');
     writeFileSync(
       configPath,
-      `models:\n  obs-model:\n    - provider: openai\n      name: obs-deployment\n      base_url: ${upstream.url}\n      api_key: ${PROVIDER_KEY}\n      model: gpt-test\n`,
+      `models:\n  obs-model:\n    - provider: openai\n      name: obs-deployment\n      base_url: ${upstream.url}\n      api_key: ${PROVIDER_KEY}\n      model: gpt-test\n      price: { input: '2', output: '10' }\n`,
     );
     child = spawn(process.execPath, ['dist/main.js'], {
       cwd: ROOT,
@@ -204,6 +204,13 @@ describe('JSON logs and Prometheus metrics of the built gateway (real process)',
     expect(
       sampleValue(samples, 'gateway_tokens_total', { model: 'obs-model', type: 'completion' }),
     ).toBe(3);
+    // 7 prompt tokens at $2 and 3 completion tokens at $10 per million: $0.000044.
+    expect(
+      sampleValue(samples, 'gateway_cost_usd_total', {
+        model: 'obs-model',
+        deployment: 'obs-deployment',
+      }),
+    ).toBeCloseTo(0.000044, 12);
     expect(
       sampleValue(samples, 'gateway_request_duration_seconds_count', { model: 'obs-model' }),
     ).toBe(2);

@@ -457,6 +457,7 @@ export class CompletionsService {
       ...outcome,
       promptTokens: usage.promptTokens,
       completionTokens: usage.completionTokens,
+      costUsd: outcome.cost?.usd ?? null,
     });
     context.report?.(outcome);
     progress.trace?.end(

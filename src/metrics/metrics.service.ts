@@ -20,6 +20,8 @@ export interface ObservedCompletion {
   latencyMs: number;
   promptTokens: number;
   completionTokens: number;
+  /** Exact cost as a decimal string of US dollars; null when the deployment has no price. */
+  costUsd: string | null;
 }
 
 /** The series one (model, deployment) pair writes to on every completion. */
@@ -28,6 +30,7 @@ interface CompletionSeries {
   duration: { observe(value: number): void };
   promptTokens: { inc(value?: number): void };
   completionTokens: { inc(value?: number): void };
+  costUsd: { inc(value?: number): void };
 }
 
 /**
@@ -43,6 +46,7 @@ export class MetricsService {
   private readonly overhead: Histogram;
   private readonly activeStreams: Gauge<'model'>;
   private readonly tokens: Counter<'model' | 'deployment' | 'type'>;
+  private readonly cost: Counter<'model' | 'deployment'>;
   private readonly rateLimited: Counter;
   private readonly upstreamErrors: Counter<'deployment' | 'kind'>;
   private readonly series = new Map<
@@ -91,6 +95,14 @@ export class MetricsService {
       labelNames: ['model', 'deployment', 'type'],
       registers,
     });
+    // A float sum for dashboards and alerts; the exact amounts are in the usage records and
+    // /admin/spend (docs/spend.md).
+    this.cost = new Counter({
+      name: 'gateway_cost_usd_total',
+      help: 'Cost of answered requests in US dollars, by public model and deployment (priced deployments only).',
+      labelNames: ['model', 'deployment'],
+      registers,
+    });
     this.rateLimited = new Counter({
       name: 'gateway_rate_limited_total',
       help: "Requests refused with 429 by the gateway's own key limits.",
@@ -121,6 +133,7 @@ export class MetricsService {
     series.duration.observe(outcome.latencyMs / 1000);
     series.promptTokens.inc(outcome.promptTokens);
     series.completionTokens.inc(outcome.completionTokens);
+    if (outcome.costUsd !== null) series.costUsd.inc(Number(outcome.costUsd));
   }
 
   /**
@@ -142,6 +155,7 @@ export class MetricsService {
         duration: this.duration.labels(labels),
         promptTokens: this.tokens.labels({ ...labels, type: 'prompt' }),
         completionTokens: this.tokens.labels({ ...labels, type: 'completion' }),
+        costUsd: this.cost.labels(labels),
       };
       this.series.set(key, series);
     }
