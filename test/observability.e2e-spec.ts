@@ -171,6 +171,22 @@ describe('JSON logs and Prometheus metrics of the built gateway (real process)',
       }),
     ).rejects.toThrow();
 
+    // Rejected before a model: counted when it is a POST to the completions route (whatever the
+    // case, with or without a trailing slash, as the router matches it), even when the body
+    // parser refuses it; any other method or path is not.
+    const post = (path: string, contentType: string, body = 'x') =>
+      fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': contentType },
+        body,
+      });
+    expect((await post('/v1/chat/completions', 'text/plain')).status).toBe(415);
+    expect((await post('/V1/Chat/Completions/', 'text/plain')).status).toBe(415);
+    expect((await post('/v1/chat/completions', 'application/json')).status).toBe(400);
+    expect((await post('/v1/chat/completions/x', 'application/json', '{}')).status).toBe(404);
+    expect((await post('/v1/embeddings', 'text/plain')).status).toBe(415);
+    expect((await fetch(`${url}/v1/models/client-made-up-model`)).status).toBe(401);
+
     expect((await scrape()).status).toBe(401);
     expect((await scrape('wrong-token-0123456789')).status).toBe(401);
     const scraped = await scrape(METRICS_TOKEN);
@@ -196,6 +212,20 @@ describe('JSON logs and Prometheus metrics of the built gateway (real process)',
         model: '-',
         deployment: '-',
         status: '404',
+      }),
+    ).toBe(1);
+    expect(
+      sampleValue(samples, 'gateway_requests_total', {
+        model: '-',
+        deployment: '-',
+        status: '415',
+      }),
+    ).toBe(2);
+    expect(
+      sampleValue(samples, 'gateway_requests_total', {
+        model: '-',
+        deployment: '-',
+        status: '400',
       }),
     ).toBe(1);
     expect(
