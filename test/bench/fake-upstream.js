@@ -52,35 +52,54 @@ async function stream(response, chunks, delayMs) {
   response.end('data: [DONE]\n\n');
 }
 
-const server = createServer((request, response) => {
-  const body = [];
-  request.on('data', (data) => body.push(data));
-  request.on('end', () =>
-    setTimeout(() => {
-      let parsed = {};
-      try {
-        parsed = JSON.parse(Buffer.concat(body).toString() || '{}');
-      } catch {
-        // answered like any other request: the benchmark only sends valid JSON
-      }
-      if (parsed.stream) {
-        const hold = typeof parsed.model === 'string' && parsed.model.endsWith('-hold');
-        return void stream(
-          response,
-          hold ? HOLD_CHUNKS : CHUNKS,
-          hold ? HOLD_DELAY_MS : CHUNK_DELAY_MS,
-        );
-      }
-      response.writeHead(200, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(COMPLETION),
-      });
-      response.end(COMPLETION);
-    }, LATENCY_MS),
+/**
+ * The fake upstream as a server not yet listening; `chunks`/`chunkDelayMs` shape streamed answers,
+ * `hold*` those of `-hold` models. Also used in-process by gateway-vs-direct.js.
+ */
+function createFakeUpstream({
+  latencyMs = LATENCY_MS,
+  chunks = CHUNKS,
+  chunkDelayMs = CHUNK_DELAY_MS,
+  holdChunks = HOLD_CHUNKS,
+  holdDelayMs = HOLD_DELAY_MS,
+} = {}) {
+  const server = createServer((request, response) => {
+    const body = [];
+    request.on('data', (data) => body.push(data));
+    request.on('end', () =>
+      setTimeout(() => {
+        let parsed = {};
+        try {
+          parsed = JSON.parse(Buffer.concat(body).toString() || '{}');
+        } catch {
+          // answered like any other request: the benchmark only sends valid JSON
+        }
+        if (parsed.stream) {
+          const hold = typeof parsed.model === 'string' && parsed.model.endsWith('-hold');
+          return void stream(
+            response,
+            hold ? holdChunks : chunks,
+            hold ? holdDelayMs : chunkDelayMs,
+          );
+        }
+        response.writeHead(200, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(COMPLETION),
+        });
+        response.end(COMPLETION);
+      }, latencyMs),
+    );
+  });
+  server.keepAliveTimeout = 60_000;
+  server.maxConnections = 0;
+  return server;
+}
+
+module.exports = { createFakeUpstream };
+
+if (require.main === module) {
+  const server = createFakeUpstream();
+  server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () =>
+    process.stdout.write(`listening ${server.address().port}\n`),
   );
-});
-server.keepAliveTimeout = 60_000;
-server.maxConnections = 0;
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () =>
-  process.stdout.write(`listening ${server.address().port}\n`),
-);
+}

@@ -21,6 +21,7 @@ const { mkdtempSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const autocannon = require('autocannon');
+const { createFakeUpstream } = require('./fake-upstream');
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -31,38 +32,6 @@ const STREAM = process.env.BENCH_STREAM === '1';
 const STREAM_CHUNKS = Number(process.env.BENCH_STREAM_CHUNKS ?? 20);
 const STREAM_DELAY_MS = Number(process.env.BENCH_STREAM_DELAY_MS ?? 5);
 const FAILOVER = process.env.BENCH_FAILOVER ?? '';
-
-const COMPLETION = JSON.stringify({
-  id: 'chatcmpl-bench',
-  object: 'chat.completion',
-  created: 1700000000,
-  model: 'bench-model',
-  choices: [
-    {
-      index: 0,
-      message: { role: 'assistant', content: 'Benchmark answer of a typical short length.' },
-      finish_reason: 'stop',
-    },
-  ],
-  usage: { prompt_tokens: 12, completion_tokens: 9, total_tokens: 21 },
-});
-
-const chunk = (delta, finish = null) =>
-  `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1700000000, model: 'bench-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-
-/** Streams an answer as OpenAI does: content events, a finish event, usage, [DONE]. */
-async function streamAnswer(response) {
-  response.writeHead(200, { 'content-type': 'text/event-stream' });
-  for (let i = 0; i < STREAM_CHUNKS; i++) {
-    if (i > 0) await new Promise((resolve) => setTimeout(resolve, STREAM_DELAY_MS));
-    response.write(chunk(i === 0 ? { role: 'assistant', content: 'word ' } : { content: 'word ' }));
-  }
-  response.write(chunk({}, 'stop'));
-  response.write(
-    `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1700000000, model: 'bench-model', choices: [], usage: { prompt_tokens: 12, completion_tokens: STREAM_CHUNKS, total_tokens: 12 + STREAM_CHUNKS } })}\n\n`,
-  );
-  response.end('data: [DONE]\n\n');
-}
 
 /** The failing first deployment of BENCH_FAILOVER=500. */
 function startFailingUpstream() {
@@ -85,23 +54,13 @@ async function closedPort() {
   return port;
 }
 
+/** The benchmark's fake OpenAI upstream (fake-upstream.js), in this process. */
 function startUpstream() {
-  const server = createServer((request, response) => {
-    const body = [];
-    request.on('data', (data) => body.push(data));
-    request.on('end', () =>
-      setTimeout(() => {
-        if (STREAM && JSON.parse(Buffer.concat(body).toString() || '{}').stream)
-          return void streamAnswer(response);
-        response.writeHead(200, {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(COMPLETION),
-        });
-        response.end(COMPLETION);
-      }, LATENCY_MS),
-    );
+  const server = createFakeUpstream({
+    latencyMs: LATENCY_MS,
+    chunks: STREAM_CHUNKS,
+    chunkDelayMs: STREAM_DELAY_MS,
   });
-  server.keepAliveTimeout = 60_000;
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
