@@ -20,8 +20,10 @@ export class DemoKeyService {
   async createOnFirstStart(): Promise<void> {
     if (!this.connection.embedded || (await this.keys.count()) > 0) return;
     const { key, secret } = await this.keys.create({ name: 'demo' });
+    // "on stdout", not "below": the JSON logger writes asynchronously, so this line may come
+    // out after the plain-text one.
     this.logger.log(
-      `created virtual key "${key.name}" (${key.keyPrefix}...); it is shown once below and never again`,
+      `created virtual key "${key.name}" (${key.keyPrefix}...); its secret is printed once, as plain text on stdout, and never again`,
     );
     // Written to stdout directly rather than through the logger, so log shipping never keeps it.
     process.stdout.write(`\n  Demo virtual key: ${secret}\n\n`);
