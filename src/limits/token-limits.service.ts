@@ -26,6 +26,7 @@ import { KeyLimitsResolver } from './key-limits.resolver';
 import { formatDuration, rateLimitHeaders, retryAfterSeconds } from './rate-limit-headers';
 import {
   ReservableRequest,
+  estimatePromptTokens,
   reservationCost,
   reservationTokens,
   type PricedCandidate,
@@ -182,7 +183,9 @@ export class TokenLimitsService {
     const now = Date.now();
     const limits = this.limits.forKey(key);
     const team = context.team ? this.limits.forTeam(context.team) : null;
-    const tokens = reservationTokens(request, this.defaultMaxTokens);
+    // Both holds start from the same prompt estimate: one pass over the messages.
+    const prompt = estimatePromptTokens(request.messages);
+    const tokens = reservationTokens(request, this.defaultMaxTokens, prompt);
     const steps: Step[] = [];
     const keyTokens: Charge[] = [];
     if (limits.budget)
@@ -212,7 +215,12 @@ export class TokenLimitsService {
     if (spends.length > 0) {
       // Dollars are held only when some candidate deployment has a price: an unpriced one costs
       // nothing known (docs/spend.md, "Dollar budgets").
-      const cost = reservationCost(request, this.defaultMaxTokens, context.candidates ?? []);
+      const cost = reservationCost(
+        request,
+        this.defaultMaxTokens,
+        context.candidates ?? [],
+        prompt,
+      );
       if (cost)
         for (const charges of spends)
           steps.push({

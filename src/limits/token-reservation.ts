@@ -1,6 +1,6 @@
 import type { Price } from '../common/money/price';
-import { estimateTokens } from '../common/tokens/token-estimate';
-import { contentText } from '../providers/message-content';
+import { estimateTokensOfLength } from '../common/tokens/token-estimate';
+import { contentTextLength } from '../providers/message-content';
 import type { MessageContent } from '../providers/provider-adapter.interface';
 
 export interface ReservableRequest {
@@ -16,7 +16,10 @@ export interface ReservableRequest {
  * Only text counts: a string content or the `text` parts of an array.
  */
 export function estimatePromptTokens(messages: ReservableRequest['messages']): number {
-  return estimateTokens(messages.map((message) => contentText(message.content)).join('\n'));
+  // estimateTokens() of the texts joined by newlines, counted without building that string.
+  let length = messages.length > 0 ? messages.length - 1 : 0;
+  for (const message of messages) length += contentTextLength(message.content);
+  return estimateTokensOfLength(length);
 }
 
 /**
@@ -31,8 +34,12 @@ export interface Range {
   max: number;
 }
 
-export function reservationTokens(request: ReservableRequest, defaultMaxTokens: number): Range {
-  const prompt = estimatePromptTokens(request.messages);
+/** `prompt`: the request's estimatePromptTokens(), when the caller has it already. */
+export function reservationTokens(
+  request: ReservableRequest,
+  defaultMaxTokens: number,
+  prompt = estimatePromptTokens(request.messages),
+): Range {
   const requested = request.max_completion_tokens ?? request.max_tokens;
   const choices = request.n ?? 1;
   if (requested !== undefined)
@@ -54,8 +61,9 @@ export function reservationCost(
   request: ReservableRequest,
   defaultMaxTokens: number,
   candidates: PricedCandidate[],
+  promptTokens = estimatePromptTokens(request.messages),
 ): { min: bigint; max: bigint } | null {
-  const prompt = BigInt(estimatePromptTokens(request.messages));
+  const prompt = BigInt(promptTokens);
   const choices = BigInt(request.n ?? 1);
   const requested = request.max_completion_tokens ?? request.max_tokens;
   const max = (a: bigint, b: bigint) => (a > b ? a : b);

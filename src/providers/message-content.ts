@@ -11,3 +11,17 @@ export function contentText(content: MessageContent | null | undefined): string 
   }
   return text;
 }
+
+/** `contentText(content).length`, without building the string (the prompt estimate's hot path). */
+export function contentTextLength(content: MessageContent | null | undefined): number {
+  if (content == null) return 0;
+  if (typeof content === 'string') return content.length;
+  let length = 0;
+  let parts = 0;
+  for (const part of content) {
+    if (part.type !== 'text') continue;
+    length += part.text.length;
+    parts++;
+  }
+  return parts === 0 ? 0 : length + parts - 1;
+}
