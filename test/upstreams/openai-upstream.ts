@@ -1,97 +1,25 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { json, ScriptedUpstream, sleep, UpstreamHandler } from './scripted-upstream';
 
-export interface RecordedRequest {
-  path: string;
-  headers: IncomingMessage['headers'];
-  body: any;
-}
-
-export type UpstreamHandler = (
-  request: RecordedRequest,
-  response: ServerResponse,
-  raw: IncomingMessage,
-) => void | Promise<void>;
+export { hang, sleep } from './scripted-upstream';
+export type { RecordedRequest, UpstreamHandler } from './scripted-upstream';
 
 /**
  * A real HTTP server speaking OpenAI's chat-completions wire format, standing in for a provider.
- * Each test scripts its answers; the server records what the gateway sent and notices when the
- * gateway closes a connection.
+ * Each test scripts its answers (scripted-upstream.ts records what the gateway sent and notices
+ * when it closes a connection); OpenAI refuses nothing up front, so there is no gate.
  */
-export class FakeOpenAiUpstream {
-  readonly requests: RecordedRequest[] = [];
-  /** Resolvers waiting for the next request whose connection the gateway closes early. */
-  private closeWaiters: Array<() => void> = [];
-  abortedRequests = 0;
-  private handlers: UpstreamHandler[] = [];
-  private readonly sockets = new Set<Socket>();
-
-  private constructor(
-    private readonly server: Server,
-    readonly url: string,
-  ) {}
+export class FakeOpenAiUpstream extends ScriptedUpstream {
+  /** The `base_url` to configure: includes the version segment, as for the real API. */
+  get url(): string {
+    return `${this.origin}/v1`;
+  }
 
   static async start(): Promise<FakeOpenAiUpstream> {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    const upstream = new FakeOpenAiUpstream(server, `http://127.0.0.1:${port}/v1`);
-    server.on('connection', (socket) => {
-      upstream.sockets.add(socket);
-      socket.on('close', () => upstream.sockets.delete(socket));
+    const { server, origin } = await ScriptedUpstream.listen();
+    return new FakeOpenAiUpstream(server, origin, {
+      gate: () => undefined,
+      fallback: completion('Hello from the fake upstream.'),
     });
-    server.on('request', (request, response) => void upstream.handle(request, response));
-    return upstream;
-  }
-
-  /** Answers the next request with `handler` (queued in order); later ones get the default. */
-  next(...handlers: UpstreamHandler[]): this {
-    this.handlers.push(...handlers);
-    return this;
-  }
-
-  /** Drops the queued handlers no request used (e.g. those of requests the gateway refused). */
-  clearQueue(): void {
-    this.handlers.length = 0;
-  }
-
-  /** Resolves when a request's connection is closed by the gateway before the answer ended. */
-  waitForAbort(): Promise<void> {
-    return new Promise((resolve) => this.closeWaiters.push(resolve));
-  }
-
-  /** TCP connections from the gateway that are open now (idle keep-alive ones included). */
-  get openConnections(): number {
-    return this.sockets.size;
-  }
-
-  get lastRequest(): RecordedRequest {
-    return this.requests[this.requests.length - 1];
-  }
-
-  async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private async handle(raw: IncomingMessage, response: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of raw) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
-    const request: RecordedRequest = {
-      path: raw.url ?? '',
-      headers: raw.headers,
-      body: text ? JSON.parse(text) : undefined,
-    };
-    this.requests.push(request);
-    response.on('close', () => {
-      if (!response.writableFinished) {
-        this.abortedRequests++;
-        this.closeWaiters.splice(0).forEach((resolve) => resolve());
-      }
-    });
-    const handler = this.handlers.shift() ?? completion('Hello from the fake upstream.');
-    await handler(request, response, raw);
   }
 }
 
@@ -134,11 +62,6 @@ export function errorResponse(
   headers: Record<string, string> = {},
 ): UpstreamHandler {
   return (_request, response) => json(response, status, body, headers);
-}
-
-/** Accepts the request and never answers. */
-export function hang(): UpstreamHandler {
-  return () => undefined;
 }
 
 export interface StreamScript {
@@ -227,18 +150,4 @@ export function streamAnswer(script: StreamScript): UpstreamHandler {
     await write('[DONE]');
     response.end();
   };
-}
-
-function json(
-  response: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  response.writeHead(status, { 'content-type': 'application/json', ...headers });
-  response.end(JSON.stringify(body));
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -16,6 +16,7 @@ export interface RecordedRequest {
 export type UpstreamHandler = (
   request: RecordedRequest,
   response: ServerResponse,
+  raw: IncomingMessage,
 ) => void | Promise<void>;
 
 export interface ScriptedUpstreamOptions {
@@ -58,6 +59,16 @@ export class ScriptedUpstream {
     return this;
   }
 
+  /** Drops the queued handlers no request used (e.g. those of requests the gateway refused). */
+  clearQueue(): void {
+    this.handlers.length = 0;
+  }
+
+  /** TCP connections from the gateway that are open now (idle keep-alive ones included). */
+  get openConnections(): number {
+    return this.sockets.size;
+  }
+
   /** Resolves when the gateway closes a request's connection before the answer ended. */
   waitForAbort(): Promise<void> {
     return new Promise((resolve) => this.closeWaiters.push(resolve));
@@ -96,7 +107,7 @@ export class ScriptedUpstream {
       }
     });
     const handler = this.options.gate(request) ?? this.handlers.shift() ?? this.options.fallback;
-    await handler(request, response);
+    await handler(request, response, raw);
   }
 }
 
