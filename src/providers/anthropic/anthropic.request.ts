@@ -10,6 +10,7 @@ import {
   toolCallsOf,
 } from '../chat-input';
 import type { ChatTurn, UpstreamChatRequest } from '../provider-adapter.interface';
+import { configuredHeaders } from '../configured-headers';
 
 // OpenAI chat request -> Anthropic Messages request (POST {base_url}/messages). Pure: no I/O.
 
@@ -201,12 +202,8 @@ export function anthropicHeaders(
   deployment: Pick<DeploymentConfig, 'apiKey' | 'headers'>,
   requestId: string,
 ): Record<string, string> {
-  // Lower-cased so a configured header (e.g. `anthropic-beta`) rides along but can never replace the key.
-  const configured = Object.fromEntries(
-    Object.entries(deployment.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
-  );
   return {
-    ...configured,
+    ...configuredHeaders(deployment),
     'x-api-key': deployment.apiKey ?? '',
     'anthropic-version': ANTHROPIC_VERSION,
     'content-type': 'application/json',

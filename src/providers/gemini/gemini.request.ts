@@ -11,6 +11,7 @@ import {
 } from '../chat-input';
 import type { ChatTurn, UpstreamChatRequest } from '../provider-adapter.interface';
 import { thoughtSignatureOf } from './gemini.tool-call-id';
+import { configuredHeaders } from '../configured-headers';
 
 // OpenAI chat request -> Gemini generateContent request. Pure: no I/O.
 
@@ -222,11 +223,8 @@ export function geminiHeaders(
   deployment: Pick<DeploymentConfig, 'apiKey' | 'headers'>,
   requestId: string,
 ): Record<string, string> {
-  const configured = Object.fromEntries(
-    Object.entries(deployment.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
-  );
   return {
-    ...configured,
+    ...configuredHeaders(deployment),
     'x-goog-api-key': deployment.apiKey ?? '',
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',

@@ -10,6 +10,7 @@ import type {
 } from '../provider-adapter.interface';
 import { estimateTokens } from '../../common/tokens/token-estimate';
 import { UpstreamError } from '../../common/errors/upstream.error';
+import { configuredHeaders } from '../configured-headers';
 
 // Pure mappings between the gateway's adapter contract and the OpenAI wire format, kept free of
 // I/O so they can be tested on plain objects.
@@ -47,12 +48,8 @@ export function buildHeaders(
   deployment: DeploymentConfig,
   requestId: string,
 ): Record<string, string> {
-  // Lower-cased so a configured `Authorization` can never ride along next to the real one.
-  const configured = Object.fromEntries(
-    Object.entries(deployment.headers).map(([name, value]) => [name.toLowerCase(), value]),
-  );
   return {
-    ...configured,
+    ...configuredHeaders(deployment),
     authorization: `Bearer ${deployment.apiKey}`,
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
