@@ -6,7 +6,8 @@
 // Each target under test runs pinned to one core (`taskset -c BENCH_TARGET_CPU`, default 1); the
 // load generator and the upstream share the other one (BENCH_LOAD_CPU, default 0). Targets: the
 // floor, the gateway with memory counters and, with BENCH_REDIS_URL, the gateway with Redis
-// counters. The gateway runs with everything on: key auth, a request limit and a token budget that
+// counters; and the design's floor (nest-floor-proxy.js: the floor's work inside a Nest
+// controller with a guard and an interceptor; BENCH_NEST_FLOOR=0 leaves it out). The gateway runs with everything on: key auth, a request limit and a token budget that
 // are checked but never reached, body validation, usage records (BENCH_DATABASE_URL, or the
 // embedded PGlite), JSON logs at the production level (`log`) to a file, metrics.
 //
@@ -15,8 +16,9 @@
 // and p99 against the upstream called directly), JSON at concurrency 32 (autocannon: req/s,
 // latency, CPU per request from /proc/<pid>/stat), streams of UPSTREAM_CHUNKS events at
 // concurrency 1 (added time to first token) and 32 (streams/s, CPU per stream), and finally
-// BENCH_HOLD_STREAMS (1000) streams held open at once. Memory: idle RSS after start, VmRSS after
-// each round (growth), VmHWM (peak) at the end.
+// BENCH_HOLD_STREAMS (1000) streams held open at once. Memory: RSS 2 s after start, idle RSS
+// 15 s after start (BENCH_IDLE_SETTLE_MS after the first), VmRSS after each round (growth), VmHWM
+// (peak) at the end.
 //
 // Output: a table on stdout and BENCH_OUTPUT (bench-results.json). BENCH_QUICK=1: shorter rounds
 // (about 2 minutes in all). BENCH_PROFILE=DIR: the gateway runs with `node --cpu-prof` into DIR.
@@ -63,11 +65,14 @@ const settings = {
 };
 const OUTPUT = env.BENCH_OUTPUT ?? join(ROOT, 'bench-results.json');
 const PROFILE_DIR = env.BENCH_PROFILE ?? '';
+const IDLE_SETTLE_MS = Number(env.BENCH_IDLE_SETTLE_MS ?? 13_000);
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values) => {
   const sorted = values.filter((v) => v !== undefined && !Number.isNaN(v)).sort((a, b) => a - b);
-  return sorted.length ? sorted[Math.floor(sorted.length / 2)] : NaN;
+  if (!sorted.length) return NaN;
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 const percentile = (sorted, p) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
@@ -344,6 +349,20 @@ async function main() {
       base: `http://127.0.0.1:${floor.port}/v1`,
       key: 'none',
     });
+    if (env.BENCH_NEST_FLOOR !== '0') {
+      const nestFloor = await startListener(
+        [join(__dirname, 'nest-floor-proxy.js')],
+        { UPSTREAM_URL: upstreamUrl },
+        true,
+      );
+      children.push(nestFloor.child);
+      targets.push({
+        name: 'nest floor',
+        pid: nestFloor.pid,
+        base: `http://127.0.0.1:${nestFloor.port}/v1`,
+        key: 'none',
+      });
+    }
     const memoryGateway = await startGateway('gateway', upstreamUrl, { REDIS_URL: '' });
     children.push(memoryGateway.child);
     targets.push({ ...memoryGateway, base: `http://127.0.0.1:${memoryGateway.port}/v1` });
@@ -357,6 +376,10 @@ async function main() {
     }
     const direct = { name: 'direct', base: upstreamUrl, key: 'sk-bench' };
     await sleep(2000);
+    for (const target of targets) target.startRss = memory(target.pid).rss;
+    // Idle is after V8's memory reducer has run (about 8 s after start): until then the young
+    // generation still holds the 32 MiB that start-up grew it to.
+    await sleep(IDLE_SETTLE_MS);
     for (const target of targets) {
       target.idleRss = memory(target.pid).rss;
       target.rounds = [];
@@ -414,6 +437,7 @@ async function main() {
         [`CPU per ${settings.chunks}-chunk stream (ms)`]: m((r) => r.stream32.cpuMsPerRequest),
         'streams/s c=32': m((r) => r.stream32.rps),
         'added TTFT c=1 (ms)': m((r) => r.stream1.p50) - directTtft,
+        'RSS 2 s after start (MiB)': target.startRss,
         'idle RSS (MiB)': target.idleRss,
         'peak RSS (MiB)': target.peakRss,
         'RSS after each round (MiB)': target.rounds.map((r) => r.rssAfter.toFixed(0)).join('/'),
@@ -464,15 +488,18 @@ async function main() {
             rounds: directRounds,
           },
           summary,
-          raw: targets.map(({ name, idleRss, peakRss, rssEnd, rounds, hold: held, startMs }) => ({
-            name,
-            idleRss,
-            peakRss,
-            rssEnd,
-            startMs,
-            hold: held,
-            rounds,
-          })),
+          raw: targets.map(
+            ({ name, startRss, idleRss, peakRss, rssEnd, rounds, hold: held, startMs }) => ({
+              name,
+              startRss,
+              idleRss,
+              peakRss,
+              rssEnd,
+              startMs,
+              hold: held,
+              rounds,
+            }),
+          ),
         },
         null,
         2,
