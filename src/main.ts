@@ -1,5 +1,5 @@
-// First: V8 flags must be set before any WebAssembly is compiled.
-import './common/runtime/wasm-baseline-only';
+// First: V8 flags must be set before any WebAssembly is compiled and before the heap grows.
+import './common/runtime/v8-flags';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
