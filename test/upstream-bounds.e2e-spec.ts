@@ -99,6 +99,20 @@ describe('bounded upstream answers', () => {
     await aborted;
   });
 
+  it('bounds a JSON answer with a declared length by timeout_ms too (read whole, not counted)', async () => {
+    upstream.next(async (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      await writeSlowly(response, ' ', 100, 50);
+    });
+    const aborted = upstream.waitForAbort();
+    const error = (await client.chat.completions
+      .create({ model: 'alpha-short', messages: question })
+      .catch((e: unknown) => e)) as APIError;
+    expect(error.status).toBe(504);
+    expect(error.code).toBe('upstream_timeout');
+    await aborted;
+  });
+
   it('cuts off one stream event larger than the limit', async () => {
     upstream.next(async (_request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });

@@ -106,20 +106,20 @@ export class UpstreamHttpClient implements OnModuleDestroy {
       body.destroy();
       throw tooLarge();
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
+    let text: string;
     try {
-      for await (const chunk of body) {
-        size += (chunk as Buffer).length;
-        if (size > limit) throw tooLarge();
-        chunks.push(chunk as Buffer);
-      }
+      // With a declared length within the limit, undici's own reader collects the body (no async
+      // iterator and promise per chunk, docs/performance.md); the HTTP parser holds the body to
+      // that length. Without one (chunked), every chunk is counted against the limit.
+      text = Number.isFinite(declared)
+        ? await body.text()
+        : await readCounted(body, limit, tooLarge);
     } catch (error) {
       body.destroy();
       throw toUpstreamError(error, signal);
     }
     try {
-      return JSON.parse(Buffer.concat(chunks, size).toString('utf8'));
+      return JSON.parse(text);
     } catch {
       throw new UpstreamError('invalid_response', 'completion is not JSON');
     }
@@ -143,6 +143,22 @@ export class UpstreamHttpClient implements OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     await this.agent.destroy();
   }
+}
+
+/** A body of unknown length, read with a running count: `tooLarge()` once it passes `limit`. */
+async function readCounted(
+  body: Dispatcher.ResponseData['body'],
+  limit: number,
+  tooLarge: () => Error,
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw tooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
 }
 
 /** An error body is only logged (2,000 characters of it); a provider's huge page is not read. */
