@@ -19,6 +19,14 @@ describe('findTooDeep', () => {
     });
   });
 
+  it('keeps nothing of an earlier body: its keys do not name the levels of the next one', () => {
+    expect(scan('{"long key":{"other":{"third":[[]]}}}')?.path).toBe('long key.other.third');
+    // Malformed, objects without keys: the parser rejects it, the path has no key to show.
+    expect(scan('{{{{}}}}')?.path).toBe('');
+    expect(scan('[[[[]]]]', 5)).toBeUndefined();
+    expect(scan('[{"a":[{}]}]', 2)?.path).toBe('[0].a');
+  });
+
   it('reads a 1 MiB body nested half a million levels in one linear pass', () => {
     const deep = '['.repeat(500_000) + ']'.repeat(500_000);
     expect(findTooDeep(Buffer.from(`{"m":${deep}}`))?.path).toBe(`m${'[0]'.repeat(63)}`);

@@ -14,10 +14,7 @@ export function findTooDeep(
   json: Buffer,
   maxDepth: number = BODY_SHAPE_LIMITS.maxDepth,
 ): ShapeViolation | undefined {
-  const kinds = new Uint8Array(maxDepth + 1);
-  const indexes = new Uint32Array(maxDepth + 1);
-  const keyStarts = new Uint32Array(maxDepth + 1);
-  const keyEnds = new Uint32Array(maxDepth + 1);
+  const { kinds, indexes, keyStarts, keyEnds } = levelsFor(maxDepth);
   let depth = 0;
   let inString = false;
   let escaped = false;
@@ -56,6 +53,7 @@ export function findTooDeep(
         depth++;
         kinds[depth] = byte === 0x7b ? OBJECT : ARRAY;
         indexes[depth] = 0;
+        keyStarts[depth] = keyEnds[depth] = 0;
         expectKey = byte === 0x7b;
         break;
       case 0x7d: // }
@@ -70,6 +68,33 @@ export function findTooDeep(
     }
   }
   return undefined;
+}
+
+interface Levels {
+  kinds: Uint8Array;
+  indexes: Uint32Array;
+  keyStarts: Uint32Array;
+  keyEnds: Uint32Array;
+}
+
+let levels: Levels | undefined;
+
+/**
+ * One set of per-level arrays for every call (the scan is synchronous, so calls never overlap):
+ * four typed arrays allocated per request body cost more than scanning a small body
+ * (docs/performance.md). Each level is reset when it opens, so nothing leaks between calls.
+ */
+function levelsFor(maxDepth: number): Levels {
+  if (!levels || levels.kinds.length <= maxDepth) {
+    const size = maxDepth + 1;
+    levels = {
+      kinds: new Uint8Array(size),
+      indexes: new Uint32Array(size),
+      keyStarts: new Uint32Array(size),
+      keyEnds: new Uint32Array(size),
+    };
+  }
+  return levels;
 }
 
 /** The path of the value being read at `depth`, e.g. `messages[0].content`. */
