@@ -111,7 +111,7 @@ function memory(pid) {
   return { rss: kib('VmRSS') / 1024, hwm: kib('VmHWM') / 1024 };
 }
 
-async function startGateway(name, upstreamUrl, extraEnv) {
+async function startGateway(name, upstreamUrl, extraEnv, nodeArgs = []) {
   const dir = mkdtempSync(join(tmpdir(), `gateway-bench-${name}-`));
   const config = join(dir, 'gateway.yaml');
   const deployment = (model) =>
@@ -160,12 +160,7 @@ async function startGateway(name, upstreamUrl, extraEnv) {
     );
     key = JSON.parse(output.toString()).secret;
   }
-  const node = [
-    ...(PROFILE_DIR && env.BENCH_CPU_PROF !== '0'
-      ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, '-r', join(__dirname, 'exit-on-sigusr2.js')]
-      : []),
-    join(ROOT, 'dist', 'main.js'),
-  ];
+  const node = [...nodeArgs, join(ROOT, 'dist', 'main.js')];
   const started = Date.now();
   const child = spawn('taskset', ['-c', TARGET_CPU, process.execPath, ...node], {
     env: gatewayEnv,
@@ -249,6 +244,7 @@ function saturate(target, stream) {
         const done = result.requests.total;
         const cpu = target.pid ? cpuSeconds(target.pid) - cpuBefore : NaN;
         resolve({
+          requests: done,
           rps: done / settings.durationS,
           p50: result.latency.p50,
           p99: result.latency.p99,
@@ -303,25 +299,56 @@ function table(rows) {
 }
 
 /**
- * BENCH_PROFILE=DIR: no comparison, but one CPU profile of the gateway (memory counters) per
- * load shape, JSON and streams at the saturation concurrency, each in its own process so the
- * profiles do not mix. Summarise them with profile-summary.js.
+ * BENCH_PROFILE=DIR: no comparison, but one CPU profile per target and load shape (the Nest floor
+ * and the gateway with memory counters; JSON and streams at the saturation concurrency), each in
+ * its own process so the profiles do not mix. DIR/profiles.json names each profile with the
+ * requests it served; `node test/bench/profile-summary.js FILE` summarises one profile and
+ * `node test/bench/profile-diff.js DIR` compares the two targets per request.
  */
 async function profile(upstreamUrl, children) {
+  const index = {};
+  const profileArgs = (name) => [
+    '--cpu-prof',
+    `--cpu-prof-dir=${PROFILE_DIR}`,
+    `--cpu-prof-name=${name}.cpuprofile`,
+    '-r',
+    join(__dirname, 'exit-on-sigusr2.js'),
+  ];
   for (const stream of [false, true]) {
-    const gateway = await startGateway(stream ? 'profile-stream' : 'profile-json', upstreamUrl, {
-      REDIS_URL: '',
-    });
-    children.push(gateway.child);
-    const target = { ...gateway, base: `http://127.0.0.1:${gateway.port}/v1` };
-    await sequential(target, stream, 200);
-    const result = await saturate(target, stream);
-    console.log(`${stream ? 'streams' : 'JSON'}: ${JSON.stringify(result)}`);
-    const exited = new Promise((resolve) => gateway.child.once('exit', resolve));
-    gateway.child.kill('SIGUSR2');
-    await exited;
+    const shape = stream ? 'streams' : 'json';
+    for (const targetName of ['nest-floor', 'gateway']) {
+      const name = `${targetName}-${shape}`;
+      const started =
+        targetName === 'gateway'
+          ? await startGateway(name, upstreamUrl, { REDIS_URL: '' }, profileArgs(name))
+          : await startListener(
+              [...profileArgs(name), join(__dirname, 'nest-floor-proxy.js')],
+              { UPSTREAM_URL: upstreamUrl },
+              true,
+            );
+      children.push(started.child);
+      const target = {
+        key: 'none',
+        ...started,
+        base: `http://127.0.0.1:${started.port}/v1`,
+      };
+      await sequential(target, stream, 200);
+      const result = await saturate(target, stream);
+      console.log(`${name}: ${JSON.stringify(result)}`);
+      index[name] = {
+        file: `${name}.cpuprofile`,
+        requests: result.requests,
+        measuredS: settings.durationS,
+      };
+      const exited = new Promise((resolve) => started.child.once('exit', resolve));
+      started.child.kill('SIGUSR2');
+      await exited;
+    }
   }
-  console.log(`profiles in ${PROFILE_DIR} (oldest: JSON, newest: streams)`);
+  writeFileSync(join(PROFILE_DIR, 'profiles.json'), JSON.stringify(index, null, 2));
+  console.log(
+    `profiles in ${PROFILE_DIR}; compare them with node test/bench/profile-diff.js ${PROFILE_DIR}`,
+  );
 }
 
 async function main() {

@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// `node test/bench/profile-diff.js DIR` (docs/performance.md): compares the CPU profiles that
+// `BENCH_PROFILE=DIR npm run bench` wrote for the Nest floor and the gateway, per request: self
+// time of each function over the measured saturation run, divided by the requests that run
+// served, gateway minus Nest floor, largest first. What the gateway's own work costs on top of
+// the design's floor, function by function.
+const { readFileSync } = require('node:fs');
+const { join } = require('node:path');
+
+const dir = process.argv[2];
+const top = Number(process.argv[3] ?? 40);
+if (!dir) {
+  console.error('usage: node test/bench/profile-diff.js DIR [rows]');
+  process.exit(2);
+}
+const index = JSON.parse(readFileSync(join(dir, 'profiles.json'), 'utf8'));
+
+/** Microseconds of self time per request by function, over the last `measuredS` seconds. */
+function selfPerRequest({ file, requests, measuredS }) {
+  const profile = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  // The saturation run ends just before the process is told to exit: the window before the end.
+  const from = profile.endTime - (measuredS + 0.2) * 1e6;
+  const self = new Map();
+  let time = profile.startTime;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const delta = profile.timeDeltas[i];
+    time += delta;
+    if (time < from) continue;
+    const { functionName, url } = nodes.get(profile.samples[i]).callFrame;
+    if (functionName === '(idle)') continue;
+    const key = `${functionName || '(anonymous)'} ${where(url)}`;
+    self.set(key, (self.get(key) ?? 0) + delta);
+  }
+  for (const [key, us] of self) self.set(key, us / requests);
+  return self;
+}
+
+function where(url) {
+  if (url.includes('/node_modules/')) {
+    const parts = url.split('/node_modules/').pop().split('/');
+    return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+  }
+  const dist = url.indexOf('/dist/');
+  return dist >= 0 ? `gateway:${url.slice(dist + 6)}` : url;
+}
+
+const sum = (map) => [...map.values()].reduce((a, b) => a + b, 0);
+for (const shape of ['json', 'streams']) {
+  const floor = index[`nest-floor-${shape}`];
+  const gateway = index[`gateway-${shape}`];
+  if (!floor || !gateway) continue;
+  const a = selfPerRequest(floor);
+  const b = selfPerRequest(gateway);
+  console.log(
+    `\n${shape}: CPU per request ${sum(b).toFixed(1)} us (gateway) - ${sum(a).toFixed(1)} us ` +
+      `(Nest floor) = ${(sum(b) - sum(a)).toFixed(1)} us; largest differences (us per request):`,
+  );
+  const rows = [...new Set([...a.keys(), ...b.keys()])].map((key) => ({
+    key,
+    floor: a.get(key) ?? 0,
+    gateway: b.get(key) ?? 0,
+  }));
+  rows.sort((x, y) => y.gateway - y.floor - (x.gateway - x.floor));
+  console.log(`${'diff'.padStart(7)} ${'floor'.padStart(7)} ${'gateway'.padStart(7)}  function`);
+  for (const row of rows.slice(0, top))
+    console.log(
+      `${(row.gateway - row.floor).toFixed(1).padStart(7)} ${row.floor.toFixed(1).padStart(7)} ` +
+        `${row.gateway.toFixed(1).padStart(7)}  ${row.key}`,
+    );
+}
