@@ -9,8 +9,7 @@ import {
 import { ConfigService } from '@nestjs/config';
 import type { Response } from 'express';
 import { map, Observable } from 'rxjs';
-import { framesReadable } from './frames-readable';
-import { sseFrames } from './sse-frames';
+import { sseReadable } from './sse-readable';
 
 /**
  * Lets one route answer JSON or server-sent events depending on the request: a handler result
@@ -44,14 +43,15 @@ export class SseInterceptor implements NestInterceptor {
     this.disconnectStalledClient(response);
     const requestId = response.getHeader('x-request-id');
     const source = chunks[Symbol.asyncIterator]();
-    const frames = sseFrames(source, {
+    const body = sseReadable(source, {
       heartbeatMs: this.heartbeatMs,
       onError: (error) =>
         this.logger.warn(
           `request ${requestId}: stream failed after the first chunk: ${(error as Error)?.message ?? error}`,
         ),
+      beforePush: corkUntilNextTurn(response),
     });
-    return new StreamableFile(framesReadable(frames, source, corkUntilNextTurn(response)));
+    return new StreamableFile(body);
   }
 
   /**
