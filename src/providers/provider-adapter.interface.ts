@@ -103,7 +103,9 @@ export interface ProviderAdapter {
   /**
    * Resolves once the upstream has answered 2xx; errors before that reject the promise, errors
    * after it are thrown by the iterator. Both are UpstreamError. Ending the iteration early
-   * (return()) must abort the upstream request.
+   * (return()) must abort the upstream request. The HTTP adapters read their SSE bodies with
+   * readUpstreamSse (upstream-sse.reader.ts) and a per-stream SseEventMapper of their own: one
+   * async generator per stream from socket to parts.
    */
   stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamPart>>;
 }

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { readUpstreamSse, UpstreamSseEvent } from './upstream-sse.reader';
+import { readUpstreamSse, SseEventMapper, UpstreamSseEvent } from './upstream-sse.reader';
 import { UpstreamError } from '../common/errors/upstream.error';
 
 function body(pieces: string[]): Readable & { dump?: () => Promise<void> } {
@@ -12,6 +12,11 @@ async function collect(iterable: AsyncIterable<UpstreamSseEvent>): Promise<Upstr
   return events;
 }
 
+/** Yields the events themselves; `final` marks the end-of-stream event. */
+function asEvents(final?: (event: UpstreamSseEvent) => boolean): SseEventMapper<UpstreamSseEvent> {
+  return { map: (event) => [event], ...(final ? { isFinal: final } : {}) };
+}
+
 describe('readUpstreamSse', () => {
   const signal = new AbortController().signal;
 
@@ -21,7 +26,7 @@ describe('readUpstreamSse', () => {
     );
     // One byte per read: every field name, CRLF pair and UTF-8 sequence arrives split.
     const stream = Readable.from([...bytes].map((byte) => Buffer.from([byte])));
-    expect(await collect(readUpstreamSse(stream, signal, { maxEventBytes: 1024 }))).toEqual([
+    expect(await collect(readUpstreamSse(stream, signal, { maxEventBytes: 1024 }, asEvents()))).toEqual([
       { event: 'message_start', data: '{"t":"é✓"}' },
       { data: '[DONE]' },
     ]);
@@ -32,10 +37,12 @@ describe('readUpstreamSse', () => {
     const dump = jest.fn(async () => undefined);
     stream.dump = dump;
     const events = await collect(
-      readUpstreamSse(stream, signal, {
-        maxEventBytes: 1024,
-        isFinal: (event) => event.data === '[DONE]',
-      }),
+      readUpstreamSse(
+        stream,
+        signal,
+        { maxEventBytes: 1024 },
+        asEvents((event) => event.data === '[DONE]'),
+      ),
     );
     expect(events.map((event) => event.data)).toEqual(['a', '[DONE]']);
     expect(dump).toHaveBeenCalled();
@@ -45,7 +52,7 @@ describe('readUpstreamSse', () => {
     const stream = body(['data: ok\n\n', ': '.padEnd(600, 'x'), '\n', 'data: '.padEnd(600, 'y')]);
     const events: string[] = [];
     const failure = await (async () => {
-      for await (const event of readUpstreamSse(stream, signal, { maxEventBytes: 1000 }))
+      for await (const event of readUpstreamSse(stream, signal, { maxEventBytes: 1000 }, asEvents()))
         events.push(event.data);
     })().catch((error: unknown) => error);
     expect(events).toEqual(['ok']);
@@ -56,10 +63,107 @@ describe('readUpstreamSse', () => {
 
   it('destroys the body when the consumer leaves early', async () => {
     const stream = body(['data: 1\n\n', 'data: 2\n\n']);
-    for await (const event of readUpstreamSse(stream, signal, { maxEventBytes: 1024 })) {
+    for await (const event of readUpstreamSse(stream, signal, { maxEventBytes: 1024 }, asEvents())) {
       expect(event.data).toBe('1');
       break;
     }
+    expect(stream.destroyed).toBe(true);
+  });
+
+  it('yields what the mapper makes of each event, then what its end() adds', async () => {
+    const stream = body(['data: a\n\ndata: b\n', '\ndata: c\n\n']);
+    const mapper: SseEventMapper<string> = {
+      map: (event) => (event.data === 'b' ? [] : [event.data, event.data.toUpperCase()]),
+      end: () => ['end'],
+    };
+    const items: string[] = [];
+    for await (const item of readUpstreamSse(stream, signal, { maxEventBytes: 1024 }, mapper))
+      items.push(item);
+    expect(items).toEqual(['a', 'A', 'c', 'C', 'end']);
+  });
+
+  it("passes the mapper's errors through as they are and destroys the body", async () => {
+    const stream = body(['data: ok\n\n', 'data: bad\n\n', 'data: never\n\n']);
+    const refusal = new UpstreamError('unavailable', 'error event in stream');
+    const mapper: SseEventMapper<string> = {
+      map: (event) => {
+        if (event.data === 'bad') throw refusal;
+        return [event.data];
+      },
+    };
+    const items: string[] = [];
+    const failure = await (async () => {
+      for await (const item of readUpstreamSse(stream, signal, { maxEventBytes: 1024 }, mapper))
+        items.push(item);
+    })().catch((error: unknown) => error);
+    expect(items).toEqual(['ok']);
+    expect(failure).toBe(refusal);
+    expect(stream.destroyed).toBe(true);
+  });
+
+  it('throws what end() throws when the body ends early (a stream cut short)', async () => {
+    const stream = body(['data: a\n\n']);
+    const cut = new UpstreamError('invalid_response', 'stream ended before its end marker');
+    const mapper: SseEventMapper<string> = {
+      map: (event) => [event.data],
+      end: () => {
+        throw cut;
+      },
+    };
+    const failure = await (async () => {
+      for await (const item of readUpstreamSse(stream, signal, { maxEventBytes: 1024 }, mapper))
+        expect(item).toBe('a');
+    })().catch((error: unknown) => error);
+    expect(failure).toBe(cut);
+  });
+
+  it('turns a transport failure of the body into an UpstreamError', async () => {
+    const stream = new Readable({ read() {} });
+    stream.push('data: a\n\n');
+    const items: string[] = [];
+    const failure = await (async () => {
+      for await (const event of readUpstreamSse(stream, signal, { maxEventBytes: 1024 }, asEvents())) {
+        items.push(event.data);
+        stream.destroy(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }));
+      }
+    })().catch((error: unknown) => error);
+    expect(items).toEqual(['a']);
+    expect(failure).toBeInstanceOf(UpstreamError);
+    expect(failure).toMatchObject({ kind: 'unavailable' });
+  });
+
+  it('reads only as fast as the consumer asks (backpressure)', async () => {
+    let reads = 0;
+    const stream = new Readable({
+      highWaterMark: 16,
+      read() {
+        reads++;
+        this.push(`data: ${reads}\n\n`);
+      },
+    });
+    const iterator = readUpstreamSse(stream, signal, { maxEventBytes: 1024 }, asEvents());
+    expect((await iterator.next()).value).toEqual({ data: '1' });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // The body's own buffer fills to its highWaterMark, and no further.
+    expect(reads).toBeLessThanOrEqual(3);
+    await iterator.return(undefined);
+    expect(stream.destroyed).toBe(true);
+  });
+
+  it('absorbs the error a body emits when destroyed before its end, as undici does', async () => {
+    const stream = new Readable({
+      read() {},
+      destroy(error, callback) {
+        callback(error ?? Object.assign(new Error('Request aborted'), { code: 'UND_ERR_ABORTED' }));
+      },
+    });
+    stream.push('data: 1\n\n');
+    for await (const event of readUpstreamSse(stream, signal, { maxEventBytes: 1024 }, asEvents())) {
+      expect(event.data).toBe('1');
+      break;
+    }
+    // An 'error' nobody listens to would end the process here.
+    await new Promise((resolve) => setImmediate(resolve));
     expect(stream.destroyed).toBe(true);
   });
 });
