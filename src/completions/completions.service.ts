@@ -76,6 +76,8 @@ const DEFAULT_STREAM_MAX_DURATION_MS = 1_800_000;
 interface PeekedStream {
   iterator: PartIterator;
   first: IteratorResult<UpstreamStreamPart>;
+  /** The attempt's deadlines: chunks() disarms them once the upstream stream is over. */
+  deadline: AttemptDeadline;
 }
 
 @Injectable()
@@ -206,7 +208,7 @@ export class CompletionsService {
             disarmFirstToken();
             // The attempt's span ends at the first token: what follows belongs to the request's.
             endAttempt();
-            return { iterator: disposingWith(iterator, deadline), first };
+            return { iterator, first, deadline };
           } catch (error) {
             endAttempt(error);
             await iterator?.return?.();
@@ -225,15 +227,14 @@ export class CompletionsService {
     this.metrics?.firstTokenAfter(dto.model, deployment.name, performance.now() - started);
     // Started here, not by the SSE writer: from now on only the generator's finally closes the
     // upstream and records the outcome, and it must run even if the client is already gone.
-    const chunks = this.chunks(progress, deployment, result.iterator, result.first, reservation);
+    const chunks = this.chunks(progress, deployment, result, reservation);
     return replayFirst(await chunks.next(), chunks);
   }
 
   private async *chunks(
     progress: Progress,
     deployment: DeploymentConfig,
-    iterator: PartIterator,
-    first: IteratorResult<UpstreamStreamPart>,
+    { iterator, first, deadline }: PeekedStream,
     reservation: TokenReservation,
   ): AsyncGenerator<ChatCompletionChunk> {
     const { dto, context } = progress;
@@ -243,14 +244,18 @@ export class CompletionsService {
     const chunk = (
       choices: ChatCompletionChunk['choices'],
       usage?: CompletionUsage,
-    ): ChatCompletionChunk => ({
-      id,
-      object: 'chat.completion.chunk',
-      created,
-      model: dto.model,
-      choices,
-      ...(usage ? { usage } : {}),
-    });
+    ): ChatCompletionChunk => {
+      const built: ChatCompletionChunk = {
+        id,
+        object: 'chat.completion.chunk',
+        created,
+        model: dto.model,
+        choices,
+      };
+      // Assigned rather than spread: the same keys in the same order, without a copy per chunk.
+      if (usage) built.usage = usage;
+      return built;
+    };
     let usage: TokenUsage | undefined;
     let streamed = '';
     // The first delta of each choice carries the role, as OpenAI's do (n > 1: one per choice).
@@ -289,6 +294,8 @@ export class CompletionsService {
           },
         ]);
       }
+      // The upstream stream is over, and its deadlines with it (the usage chunk may still wait).
+      deadline.dispose();
       status = 'completed';
       usage ??= this.estimateUsage(dto, streamed);
       if (dto.stream_options?.include_usage) yield chunk([], toWireUsage(usage));
@@ -297,8 +304,9 @@ export class CompletionsService {
       status = isDisconnect(error, context.signal) ? 'aborted' : 'failed';
       throw error;
     } finally {
-      // Runs on completion, failure and early return (client gone): the upstream is closed
-      // and what was already streamed is still counted.
+      // Runs on completion, failure and early return (client gone): the deadlines are disarmed,
+      // the upstream is closed and what was already streamed is still counted.
+      deadline.dispose();
       await iterator.return?.().catch(() => undefined);
       streamClosed?.();
       const settled = usage ?? this.estimateUsage(dto, streamed);
@@ -478,26 +486,6 @@ export class CompletionsService {
     );
     return outcome;
   }
-}
-
-/** The stream's iterator, which disarms the attempt's deadlines once the stream is over. */
-function disposingWith(iterator: PartIterator, deadline: AttemptDeadline): PartIterator {
-  return {
-    next: async () => {
-      try {
-        const step = await iterator.next();
-        if (step.done) deadline.dispose();
-        return step;
-      } catch (error) {
-        deadline.dispose();
-        throw error;
-      }
-    },
-    return: async (value?: unknown) => {
-      deadline.dispose();
-      return (await iterator.return?.(value)) ?? { done: true, value: undefined };
-    },
-  };
 }
 
 function toChatTurn(message: CreateChatCompletionDto['messages'][number]): ChatTurn {
