@@ -11,6 +11,7 @@ import type {
 import { ProviderRegistry } from '../providers/provider-registry.service';
 import type { TokenLimitsService } from '../limits/token-limits.service';
 import type { UsageRecorder } from '../usage/usage-recorder.service';
+import { AttemptDeadline } from './attempt-deadline';
 import { CompletionsService } from './completions.service';
 import { DeploymentHealthService } from './deployment-health.service';
 import { DeploymentRouter } from './deployment-router.service';
@@ -131,5 +132,44 @@ describe('CompletionsService.stream', () => {
     const { status, usage } = outcome(record);
     expect(status).toBe('aborted');
     expect(usage.completionTokens).toBe(estimateTokens('lookup{"q":"weather in Paris"}'));
+  });
+
+  it("disarms the attempt's deadlines when the upstream ends and when the client leaves", async () => {
+    const dispose = jest.spyOn(AttemptDeadline.prototype, 'dispose');
+    try {
+      const parts: UpstreamStreamPart[] = [
+        { type: 'delta', content: 'Hello' },
+        { type: 'delta', content: ' world', finishReason: 'stop' },
+      ];
+      const finished = serviceStreaming(parts);
+      for await (const chunk of await finished.service.stream(dto, context())) expect(chunk).toBeTruthy();
+      expect(dispose).toHaveBeenCalled();
+
+      dispose.mockClear();
+      const left = serviceStreaming(parts);
+      const iterator = (await left.service.stream(dto, context()))[Symbol.asyncIterator]();
+      await iterator.next();
+      expect(dispose).not.toHaveBeenCalled();
+      await iterator.return?.();
+      expect(dispose).toHaveBeenCalled();
+      expect(left.upstream.closed).toBe(true);
+    } finally {
+      dispose.mockRestore();
+    }
+  });
+
+  it('serialises chunks with the keys in the wire order, usage last when asked for', async () => {
+    const { service } = serviceStreaming([
+      { type: 'delta', content: 'Hi', finishReason: 'stop' },
+      { type: 'usage', usage: { promptTokens: 3, completionTokens: 1 } },
+    ]);
+    const frames: string[] = [];
+    const withUsage = { ...dto, stream_options: { include_usage: true } } as CreateChatCompletionDto;
+    for await (const chunk of await service.stream(withUsage, context()))
+      frames.push(JSON.stringify(chunk).replace(/"(id|created)":("[^"]*"|\d+)/g, '"$1":_'));
+    expect(frames).toEqual([
+      '{"id":_,"object":"chat.completion.chunk","created":_,"model":"alpha-k3","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"},"finish_reason":"stop","logprobs":null}]}',
+      '{"id":_,"object":"chat.completion.chunk","created":_,"model":"alpha-k3","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}',
+    ]);
   });
 });
