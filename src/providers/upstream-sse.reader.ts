@@ -39,21 +39,22 @@ type UpstreamBody = Readable & { dump?: () => Promise<void> };
 
 /**
  * Every provider's SSE body goes through here: a streaming UTF-8 decoder, a maintained SSE parser
- * and the provider's mapper, in one async generator, pulling from the socket only as fast as the
- * consumer asks (backpressure). It reads the body with read() and waits only when nothing is
- * buffered, rather than through the body's own async iterator: per event that is one generator
- * step in all, where reader, body iterator and adapter used to be three (docs/performance.md).
+ * and the provider's mapper, in one async generator that yields, per socket read, everything the
+ * read's events carried (one array, never empty). It pulls from the socket only as fast as the
+ * consumer asks (backpressure), reading the body with read() and waiting only when nothing is
+ * buffered, rather than through the body's own async iterator: one generator step per read, where
+ * body iterator, reader and adapter used to take three per event (docs/performance.md).
  *
  * Leaving the loop early destroys the body, which closes the upstream connection. Transport
  * failures become UpstreamError; a client abort passes through as the signal's reason. What the
- * mapper throws passes through as it is.
+ * mapper throws passes through as it is, after what the events before it carried.
  */
 export async function* readUpstreamSse<T>(
   body: UpstreamBody,
   signal: AbortSignal,
   options: SseReadOptions,
   mapper: SseEventMapper<T>,
-): AsyncGenerator<T> {
+): AsyncGenerator<T[]> {
   const decoder = new TextDecoder('utf-8');
   const pending: UpstreamSseEvent[] = [];
   // The parser buffers an event until its blank line: one endless event must not fill memory.
@@ -86,23 +87,36 @@ export async function* readUpstreamSse<T>(
           signal,
         );
       }
-      parser.feed(decoder.decode(chunk, { stream: true }));
-      for (let i = 0; i < pending.length && !final; i++) {
-        const event = pending[i];
-        // Set before the yields: a consumer that stops at the final event still gets the drain.
-        final = mapper.isFinal?.(event) ?? false;
-        for (const item of mapper.map(event)) yield item;
+      parser.feed(decoder.decode(chunk, STREAMING));
+      if (pending.length === 0) continue;
+      const batch: T[] = [];
+      let failed = false;
+      let failure: unknown;
+      try {
+        for (let i = 0; i < pending.length && !final; i++) {
+          // Set before the yield: a consumer that stops at the final event still gets the drain.
+          final = mapper.isFinal?.(pending[i]) ?? false;
+          for (const item of mapper.map(pending[i])) batch.push(item);
+        }
+      } catch (error) {
+        failed = true;
+        failure = error;
       }
       pending.length = 0;
+      if (batch.length > 0) yield batch;
+      if (failed) throw failure;
     }
     ended = true;
-    if (mapper.end) for (const item of mapper.end()) yield item;
+    const rest = mapper.end?.();
+    if (rest && rest.length > 0) yield [...rest];
   } finally {
     waiter.dispose();
     if (final) await body.dump?.().catch(() => undefined);
     else if (!ended) body.destroy();
   }
 }
+
+const STREAMING = { stream: true };
 
 /**
  * Tells when a body that read() found empty has more, has ended or has failed. One 'readable'

@@ -6,12 +6,15 @@ import { GatewayException } from '../errors/gateway.exception';
 import { DONE_FRAME, HEARTBEAT_FRAME } from './sse-frames';
 import { sseReadable } from './sse-readable';
 
-/** A source that yields `values`, then fails with `error` if given; records whether it was closed. */
+/**
+ * A source that yields `values` one per batch, then fails with `error` if given; records whether
+ * it was closed.
+ */
 function source(values: unknown[], error?: unknown) {
   const state = { closed: false };
   async function* generate() {
     try {
-      yield* values;
+      for (const value of values) yield [value];
       if (error) throw error;
     } finally {
       state.closed = true;
@@ -56,9 +59,9 @@ describe('sseReadable', () => {
   it('writes comment heartbeats while the source is silent, then carries on', async () => {
     const gate = deferred<void>();
     async function* slow() {
-      yield { n: 1 };
+      yield [{ n: 1 }];
       await gate.promise;
-      yield { n: 2 };
+      yield [{ n: 2 }];
     }
     const stream = sseReadable(slow(), { heartbeatMs: 5 });
     const frames: string[] = [];
@@ -79,7 +82,7 @@ describe('sseReadable', () => {
     const gate = deferred<void>();
     async function* slow() {
       await gate.promise;
-      yield { n: 1 };
+      yield [{ n: 1 }];
     }
     const stream = sseReadable(slow(), { heartbeatMs: 5 });
     const seen: string[] = [];
@@ -94,10 +97,10 @@ describe('sseReadable', () => {
 
   it('sends no heartbeat while the client is not reading (backpressure), nor pulls the source', async () => {
     let pulls = 0;
-    const endless: AsyncIterator<unknown> = {
+    const endless: AsyncIterator<unknown[]> = {
       next: () => {
         pulls++;
-        return Promise.resolve({ done: false, value: { n: pulls } });
+        return Promise.resolve({ done: false, value: [{ n: pulls }] });
       },
     };
     const stream = sseReadable(endless, { heartbeatMs: 2 });
@@ -181,6 +184,19 @@ describe('sseReadable', () => {
       'before',
       'data: {"n":2}\n\n',
       'before',
+      DONE_FRAME,
+    ]);
+  });
+
+  it('writes a batch as its frames in one push, and skips an empty batch', async () => {
+    async function* batches() {
+      yield [{ n: 1 }, { n: 2 }];
+      yield [];
+      yield [{ n: 3 }];
+    }
+    expect(await collect(sseReadable(batches(), { heartbeatMs: 0 }))).toEqual([
+      'data: {"n":1}\n\ndata: {"n":2}\n\n',
+      'data: {"n":3}\n\n',
       DONE_FRAME,
     ]);
   });

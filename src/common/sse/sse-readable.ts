@@ -12,9 +12,11 @@ export interface SseReadableOptions {
 }
 
 /**
- * A chunk stream as the bytes of an SSE response (frames: sse-frames.ts), read straight from the
- * source: one `source.next()` per read, so the source is pulled only as fast as the socket drains
- * (backpressure), and no async generator or Promise per event in between. An error after the
+ * A stream of chunk batches as the bytes of an SSE response (frames: sse-frames.ts), read straight
+ * from the source: one `source.next()` per read, so the source is pulled only as fast as the
+ * socket drains (backpressure), and no async generator or Promise per event in between. Each
+ * batch (the chunks of one upstream read) becomes its events' frames in one push, so one write
+ * to the response; an empty batch is skipped. An error after the
  * first chunk becomes one error frame and the stream ends without [DONE], so a truncated answer
  * can never look complete; a client disconnect ends it silently.
  *
@@ -26,7 +28,10 @@ export interface SseReadableOptions {
  * settled its tokens and recorded its usage. Readable.from cannot promise that, and never even
  * starts a generator it is destroyed before reading.
  */
-export function sseReadable(source: AsyncIterator<unknown>, options: SseReadableOptions): Readable {
+export function sseReadable(
+  source: AsyncIterator<readonly unknown[]>,
+  options: SseReadableOptions,
+): Readable {
   return new SseReadable(source, options);
 }
 
@@ -39,11 +44,11 @@ class SseReadable extends Readable {
   private finished = false;
   private readonly heartbeat?: NodeJS.Timeout;
   // Bound once, not per event.
-  private readonly onStep = (step: IteratorResult<unknown>) => this.step(step);
+  private readonly onStep = (step: IteratorResult<readonly unknown[]>) => this.step(step);
   private readonly onFailure = (error: unknown) => this.fail(error);
 
   constructor(
-    private readonly source: AsyncIterator<unknown>,
+    private readonly source: AsyncIterator<readonly unknown[]>,
     private readonly options: SseReadableOptions,
   ) {
     super({ highWaterMark: 1 });
@@ -56,7 +61,11 @@ class SseReadable extends Readable {
     if (this.waiting || this.finished) return;
     this.waiting = true;
     this.heartbeat?.refresh();
-    if (this.pulling) return; // a heartbeat answered the last read; its chunk is still coming
+    if (this.pulling) return; // a heartbeat answered the last read; its batch is still coming
+    this.pull();
+  }
+
+  private pull(): void {
     this.pulling = true;
     try {
       this.source.next().then(this.onStep, this.onFailure);
@@ -65,16 +74,23 @@ class SseReadable extends Readable {
     }
   }
 
-  private step(step: IteratorResult<unknown>): void {
+  private step(step: IteratorResult<readonly unknown[]>): void {
     this.pulling = false;
     if (this.destroyed) return;
     if (step.done) {
       this.endWith(DONE_FRAME);
       return;
     }
+    const batch = step.value;
+    if (batch.length === 0) {
+      if (this.waiting) this.pull();
+      return;
+    }
+    let frames = dataFrame(batch[0]);
+    for (let i = 1; i < batch.length; i++) frames += dataFrame(batch[i]);
     this.waiting = false;
     this.options.beforePush?.();
-    this.push(dataFrame(step.value));
+    this.push(frames);
   }
 
   private fail(error: unknown): void {

@@ -13,8 +13,10 @@ import { sseReadable } from './sse-readable';
 
 /**
  * Lets one route answer JSON or server-sent events depending on the request: a handler result
- * that is an async iterable is written as an event stream, anything else passes untouched.
- * Nest's @Sse() does not fit: it is fixed per route and writes `id:` lines.
+ * that is an async iterable is written as an event stream, anything else passes untouched. Its
+ * items are batches (arrays) of events that are ready together, such as the chunks of one
+ * upstream read: each batch leaves in one write. Nest's @Sse() does not fit: it is fixed per
+ * route, writes `id:` lines and takes one event per step.
  */
 @Injectable()
 export class SseInterceptor implements NestInterceptor {
@@ -32,17 +34,22 @@ export class SseInterceptor implements NestInterceptor {
     return next
       .handle()
       .pipe(
-        map((result) => (isAsyncIterable(result) ? this.toEventStream(result, response) : result)),
+        map((result) =>
+          isAsyncIterable(result) ? this.toEventStream(result, response) : result,
+        ),
       );
   }
 
-  private toEventStream(chunks: AsyncIterable<unknown>, response: Response): StreamableFile {
+  private toEventStream(
+    batches: AsyncIterable<readonly unknown[]>,
+    response: Response,
+  ): StreamableFile {
     response.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
     response.setHeader('Cache-Control', 'no-cache');
     response.setHeader('X-Accel-Buffering', 'no');
     this.disconnectStalledClient(response);
     const requestId = response.getHeader('x-request-id');
-    const source = chunks[Symbol.asyncIterator]();
+    const source = batches[Symbol.asyncIterator]();
     const body = sseReadable(source, {
       heartbeatMs: this.heartbeatMs,
       onError: (error) =>
@@ -92,6 +99,6 @@ function corkUntilNextTurn(response: Response): () => void {
   };
 }
 
-function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+function isAsyncIterable(value: unknown): value is AsyncIterable<readonly unknown[]> {
   return value !== null && typeof value === 'object' && Symbol.asyncIterator in value;
 }

@@ -4,6 +4,7 @@ import type {
   ProviderAdapter,
   UpstreamChatRequest,
   UpstreamChatResult,
+  UpstreamStreamBatch,
   UpstreamStreamPart,
 } from '../provider-adapter.interface';
 import { UpstreamHttpClient } from '../upstream-http.client';
@@ -31,7 +32,7 @@ export class GeminiAdapter implements ProviderAdapter {
     return mapGeminiResponse(await this.http.readJson(response, request.signal));
   }
 
-  async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamPart>> {
+  async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamBatch>> {
     refuseUnsupported(request.parameters, this.provider);
     const response = await this.send(request, true);
     return readUpstreamSse(

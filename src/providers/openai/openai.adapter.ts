@@ -3,6 +3,7 @@ import type {
   ProviderAdapter,
   UpstreamChatRequest,
   UpstreamChatResult,
+  UpstreamStreamBatch,
   UpstreamStreamPart,
 } from '../provider-adapter.interface';
 import { UpstreamHttpClient } from '../upstream-http.client';
@@ -22,7 +23,7 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     return mapCompletion(await this.http.readJson(response, request.signal), request);
   }
 
-  async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamPart>> {
+  async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamBatch>> {
     const response = await this.send(request, true);
     return readUpstreamSse(
       response.body,
