@@ -16,9 +16,9 @@ export interface SseReadableOptions {
  * from the source: one `source.next()` per read, so the source is pulled only as fast as the
  * socket drains (backpressure), and no async generator or Promise per event in between. Each
  * batch (the chunks of one upstream read) becomes its events' frames in one push, so one write
- * to the response; an empty batch is skipped. An error after the
- * first chunk becomes one error frame and the stream ends without [DONE], so a truncated answer
- * can never look complete; a client disconnect ends it silently.
+ * to the response; an empty batch is skipped. An error after the first chunk becomes one error
+ * frame and the stream ends without [DONE], so a truncated answer can never look complete; a
+ * client disconnect ends it silently.
  *
  * Heartbeats come from one timer per stream, restarted when a read starts waiting: if it fires
  * while the read still waits on the source, a heartbeat frame answers that read.

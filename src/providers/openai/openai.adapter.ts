@@ -51,7 +51,7 @@ class OpenAiStreamMapper implements SseEventMapper<UpstreamStreamPart> {
   private sawDone = false;
   private sawFinish = false;
 
-  map(event: UpstreamSseEvent): UpstreamStreamPart[] {
+  map(event: UpstreamSseEvent): readonly UpstreamStreamPart[] {
     if (isDone(event)) {
       this.sawDone = true;
       return NO_PARTS;
@@ -65,12 +65,12 @@ class OpenAiStreamMapper implements SseEventMapper<UpstreamStreamPart> {
     return isDone(event);
   }
 
-  end(): UpstreamStreamPart[] {
+  end(): readonly UpstreamStreamPart[] {
     if (!this.sawDone && !this.sawFinish)
       throw new UpstreamError('invalid_response', 'stream ended before a finish_reason or [DONE]');
     return NO_PARTS;
   }
 }
 
-const NO_PARTS: UpstreamStreamPart[] = [];
+const NO_PARTS: readonly UpstreamStreamPart[] = [];
 const isDone = (event: { data: string }) => event.data === '[DONE]';
