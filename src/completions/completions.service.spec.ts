@@ -171,7 +171,10 @@ describe('CompletionsService.stream', () => {
       { type: 'usage', usage: { promptTokens: 3, completionTokens: 1 } },
     ]);
     const frames: string[] = [];
-    const withUsage = { ...dto, stream_options: { include_usage: true } } as CreateChatCompletionDto;
+    const withUsage = {
+      ...dto,
+      stream_options: { include_usage: true },
+    } as CreateChatCompletionDto;
     for await (const [chunk] of await service.stream(withUsage, context()))
       frames.push(JSON.stringify(chunk).replace(/"(id|created)":("[^"]*"|\d+)/g, '"$1":_'));
     expect(frames).toEqual([
@@ -181,15 +184,18 @@ describe('CompletionsService.stream', () => {
   });
 
   it('hands out the chunks of one upstream batch together, in order, usage parts left out', async () => {
-    const { service, record } = serviceStreaming([], [
+    const { service, record } = serviceStreaming(
+      [],
       [
-        { type: 'delta', content: 'Hel' },
-        { type: 'delta', content: 'lo' },
-        { type: 'usage', usage: { promptTokens: 3, completionTokens: 2 } },
+        [
+          { type: 'delta', content: 'Hel' },
+          { type: 'delta', content: 'lo' },
+          { type: 'usage', usage: { promptTokens: 3, completionTokens: 2 } },
+        ],
+        [{ type: 'usage', usage: { promptTokens: 3, completionTokens: 2 } }],
+        [{ type: 'delta', finishReason: 'stop' }],
       ],
-      [{ type: 'usage', usage: { promptTokens: 3, completionTokens: 2 } }],
-      [{ type: 'delta', finishReason: 'stop' }],
-    ]);
+    );
     const batches: Array<Array<[string | undefined, string | undefined, string | null]>> = [];
     for await (const batch of await service.stream(dto, context()))
       batches.push(

@@ -55,7 +55,12 @@ describe('readUpstreamSse', () => {
     const stream = body(['data: a\n\ndata: [DONE]\n\ndata: ignored\n\n']);
     const dump = jest.fn(async () => undefined);
     stream.dump = dump;
-    const { items } = await batchesOf(read(stream, asEvents((event) => event.data === '[DONE]')));
+    const { items } = await batchesOf(
+      read(
+        stream,
+        asEvents((event) => event.data === '[DONE]'),
+      ),
+    );
     expect(items.map((event) => event.data)).toEqual(['a', '[DONE]']);
     expect(dump).toHaveBeenCalled();
   });

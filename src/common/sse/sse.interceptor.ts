@@ -34,9 +34,7 @@ export class SseInterceptor implements NestInterceptor {
     return next
       .handle()
       .pipe(
-        map((result) =>
-          isAsyncIterable(result) ? this.toEventStream(result, response) : result,
-        ),
+        map((result) => (isAsyncIterable(result) ? this.toEventStream(result, response) : result)),
       );
   }
 
