@@ -31,7 +31,7 @@ export class CompletionsController {
     @ClientAbortSignal() signal: AbortSignal,
     @ResponseHeaders() setHeaders: SetResponseHeaders,
     @Res({ passthrough: true }) response: Response,
-  ): Promise<ChatCompletion | AsyncIterable<ChatCompletionChunk>> {
+  ): Promise<ChatCompletion | AsyncIterable<ChatCompletionChunk[]>> {
     const report = (outcome: CompletionOutcome) => {
       // Read by the request's log line (pino-options.ts) and by the metrics middleware.
       response.locals[OUTCOME_RECORDED] = true;

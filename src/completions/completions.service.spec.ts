@@ -11,6 +11,7 @@ import type {
 import { ProviderRegistry } from '../providers/provider-registry.service';
 import type { TokenLimitsService } from '../limits/token-limits.service';
 import type { UsageRecorder } from '../usage/usage-recorder.service';
+import { AttemptDeadline } from './attempt-deadline';
 import { CompletionsService } from './completions.service';
 import { DeploymentHealthService } from './deployment-health.service';
 import { DeploymentRouter } from './deployment-router.service';
@@ -24,12 +25,18 @@ const dto = {
   stream: true,
 } as CreateChatCompletionDto;
 
-/** A service whose only deployment streams `parts`; `upstream.closed` tells whether it was closed. */
-function serviceStreaming(parts: UpstreamStreamPart[]) {
+/**
+ * A service whose only deployment streams `parts`, one per batch unless `batches` are given;
+ * `upstream.closed` tells whether it was closed.
+ */
+function serviceStreaming(
+  parts: UpstreamStreamPart[],
+  batches: UpstreamStreamPart[][] = parts.map((part) => [part]),
+) {
   const upstream = { closed: false };
   async function* answer() {
     try {
-      yield* parts;
+      yield* batches;
     } finally {
       upstream.closed = true;
     }
@@ -97,8 +104,8 @@ describe('CompletionsService.stream', () => {
       { type: 'usage', usage: { promptTokens: 3, completionTokens: 2 } },
     ]);
     const contents: Array<string | undefined> = [];
-    for await (const chunk of await service.stream(dto, context()))
-      contents.push(chunk.choices[0]?.delta.content);
+    for await (const batch of await service.stream(dto, context()))
+      for (const chunk of batch) contents.push(chunk.choices[0]?.delta.content);
 
     expect(contents).toEqual(['Hello', ' world']);
     expect(outcome(record)).toMatchObject({
@@ -131,5 +138,80 @@ describe('CompletionsService.stream', () => {
     const { status, usage } = outcome(record);
     expect(status).toBe('aborted');
     expect(usage.completionTokens).toBe(estimateTokens('lookup{"q":"weather in Paris"}'));
+  });
+
+  it("disarms the attempt's deadlines when the upstream ends and when the client leaves", async () => {
+    const dispose = jest.spyOn(AttemptDeadline.prototype, 'dispose');
+    try {
+      const parts: UpstreamStreamPart[] = [
+        { type: 'delta', content: 'Hello' },
+        { type: 'delta', content: ' world', finishReason: 'stop' },
+      ];
+      const finished = serviceStreaming(parts);
+      for await (const batch of await finished.service.stream(dto, context()))
+        expect(batch.length).toBeGreaterThan(0);
+      expect(dispose).toHaveBeenCalled();
+
+      dispose.mockClear();
+      const left = serviceStreaming(parts);
+      const iterator = (await left.service.stream(dto, context()))[Symbol.asyncIterator]();
+      await iterator.next();
+      expect(dispose).not.toHaveBeenCalled();
+      await iterator.return?.();
+      expect(dispose).toHaveBeenCalled();
+      expect(left.upstream.closed).toBe(true);
+    } finally {
+      dispose.mockRestore();
+    }
+  });
+
+  it('serialises chunks with the keys in the wire order, usage last when asked for', async () => {
+    const { service } = serviceStreaming([
+      { type: 'delta', content: 'Hi', finishReason: 'stop' },
+      { type: 'usage', usage: { promptTokens: 3, completionTokens: 1 } },
+    ]);
+    const frames: string[] = [];
+    const withUsage = {
+      ...dto,
+      stream_options: { include_usage: true },
+    } as CreateChatCompletionDto;
+    for await (const [chunk] of await service.stream(withUsage, context()))
+      frames.push(JSON.stringify(chunk).replace(/"(id|created)":("[^"]*"|\d+)/g, '"$1":_'));
+    expect(frames).toEqual([
+      '{"id":_,"object":"chat.completion.chunk","created":_,"model":"alpha-k3","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"},"finish_reason":"stop","logprobs":null}]}',
+      '{"id":_,"object":"chat.completion.chunk","created":_,"model":"alpha-k3","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}',
+    ]);
+  });
+
+  it('hands out the chunks of one upstream batch together, in order, usage parts left out', async () => {
+    const { service, record } = serviceStreaming(
+      [],
+      [
+        [
+          { type: 'delta', content: 'Hel' },
+          { type: 'delta', content: 'lo' },
+          { type: 'usage', usage: { promptTokens: 3, completionTokens: 2 } },
+        ],
+        [{ type: 'usage', usage: { promptTokens: 3, completionTokens: 2 } }],
+        [{ type: 'delta', finishReason: 'stop' }],
+      ],
+    );
+    const batches: Array<Array<[string | undefined, string | undefined, string | null]>> = [];
+    for await (const batch of await service.stream(dto, context()))
+      batches.push(
+        batch.map(({ choices: [choice] }) => [
+          choice.delta.role,
+          choice.delta.content,
+          choice.finish_reason,
+        ]),
+      );
+    expect(batches).toEqual([
+      [
+        ['assistant', 'Hel', null],
+        [undefined, 'lo', null],
+      ],
+      [[undefined, undefined, 'stop']],
+    ]);
+    expect(outcome(record)).toMatchObject({ status: 'completed' });
   });
 });

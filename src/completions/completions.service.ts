@@ -14,7 +14,7 @@ import type {
   ChatTurn,
   TokenUsage,
   UpstreamChatRequest,
-  UpstreamStreamPart,
+  UpstreamStreamBatch,
 } from '../providers/provider-adapter.interface';
 import { UpstreamError } from '../common/errors/upstream.error';
 import { MetricsService } from '../metrics/metrics.service';
@@ -69,13 +69,15 @@ interface Failure {
 
 const NO_USAGE: TokenUsage = { promptTokens: 0, completionTokens: 0 };
 
-type PartIterator = AsyncIterator<UpstreamStreamPart>;
+type PartIterator = AsyncIterator<UpstreamStreamBatch>;
 
 const DEFAULT_STREAM_MAX_DURATION_MS = 1_800_000;
 
 interface PeekedStream {
   iterator: PartIterator;
-  first: IteratorResult<UpstreamStreamPart>;
+  first: IteratorResult<UpstreamStreamBatch>;
+  /** The attempt's deadlines: chunks() disarms them once the upstream stream is over. */
+  deadline: AttemptDeadline;
 }
 
 @Injectable()
@@ -169,13 +171,15 @@ export class CompletionsService {
   }
 
   /**
-   * Starts a stream and reads its first part before returning, so an upstream failure before
+   * Starts a stream and reads its first parts before returning, so an upstream failure before
    * the first token is still answered as a plain HTTP error (TensorZero's peek_first_chunk).
+   * Chunks come in batches, one per upstream read (UpstreamStreamBatch), never empty; the SSE
+   * interceptor writes each batch as consecutive events.
    */
   async stream(
     dto: CreateChatCompletionDto,
     context: CompletionContext,
-  ): Promise<AsyncIterable<ChatCompletionChunk>> {
+  ): Promise<AsyncIterable<ChatCompletionChunk[]>> {
     const started = performance.now();
     const progress = this.begin(dto, context, started);
     const { deployments, reservation } = await this.admit(dto, context, progress);
@@ -206,7 +210,7 @@ export class CompletionsService {
             disarmFirstToken();
             // The attempt's span ends at the first token: what follows belongs to the request's.
             endAttempt();
-            return { iterator: disposingWith(iterator, deadline), first };
+            return { iterator, first, deadline };
           } catch (error) {
             endAttempt(error);
             await iterator?.return?.();
@@ -225,17 +229,16 @@ export class CompletionsService {
     this.metrics?.firstTokenAfter(dto.model, deployment.name, performance.now() - started);
     // Started here, not by the SSE writer: from now on only the generator's finally closes the
     // upstream and records the outcome, and it must run even if the client is already gone.
-    const chunks = this.chunks(progress, deployment, result.iterator, result.first, reservation);
+    const chunks = this.chunks(progress, deployment, result, reservation);
     return replayFirst(await chunks.next(), chunks);
   }
 
   private async *chunks(
     progress: Progress,
     deployment: DeploymentConfig,
-    iterator: PartIterator,
-    first: IteratorResult<UpstreamStreamPart>,
+    { iterator, first, deadline }: PeekedStream,
     reservation: TokenReservation,
-  ): AsyncGenerator<ChatCompletionChunk> {
+  ): AsyncGenerator<ChatCompletionChunk[]> {
     const { dto, context } = progress;
     const streamClosed = this.metrics?.streamOpened(dto.model);
     const id = newCompletionId();
@@ -243,14 +246,18 @@ export class CompletionsService {
     const chunk = (
       choices: ChatCompletionChunk['choices'],
       usage?: CompletionUsage,
-    ): ChatCompletionChunk => ({
-      id,
-      object: 'chat.completion.chunk',
-      created,
-      model: dto.model,
-      choices,
-      ...(usage ? { usage } : {}),
-    });
+    ): ChatCompletionChunk => {
+      const built: ChatCompletionChunk = {
+        id,
+        object: 'chat.completion.chunk',
+        created,
+        model: dto.model,
+        choices,
+      };
+      // Assigned rather than spread: the same keys in the same order, without a copy per chunk.
+      if (usage) built.usage = usage;
+      return built;
+    };
     let usage: TokenUsage | undefined;
     let streamed = '';
     // The first delta of each choice carries the role, as OpenAI's do (n > 1: one per choice).
@@ -260,45 +267,54 @@ export class CompletionsService {
     let failure: unknown;
     try {
       for (let step = first; !step.done; step = await iterator.next()) {
-        const part = step.value;
-        if (part.type === 'usage') {
-          usage = part.usage;
-          continue;
+        const batch: ChatCompletionChunk[] = [];
+        for (const part of step.value) {
+          if (part.type === 'usage') {
+            usage = part.usage;
+            continue;
+          }
+          const index = part.choiceIndex ?? 0;
+          const delta: ChatCompletionChunk['choices'][number]['delta'] = {};
+          if (!roleSent.has(index)) delta.role = 'assistant';
+          roleSent.add(index);
+          if (part.content !== undefined) {
+            delta.content = part.content;
+            streamed += part.content;
+          }
+          if (part.toolCalls) {
+            delta.tool_calls = part.toolCalls;
+            // Tool-call names and arguments are generated text too, and count when usage is estimated.
+            for (const call of part.toolCalls)
+              streamed += (call.function?.name ?? '') + (call.function?.arguments ?? '');
+          }
+          batch.push(
+            chunk([
+              {
+                index,
+                delta,
+                finish_reason: part.finishReason ?? null,
+                logprobs: part.logprobs ?? null,
+              },
+            ]),
+          );
         }
-        const index = part.choiceIndex ?? 0;
-        const delta: ChatCompletionChunk['choices'][number]['delta'] = {};
-        if (!roleSent.has(index)) delta.role = 'assistant';
-        roleSent.add(index);
-        if (part.content !== undefined) {
-          delta.content = part.content;
-          streamed += part.content;
-        }
-        if (part.toolCalls) {
-          delta.tool_calls = part.toolCalls;
-          // Tool-call names and arguments are generated text too, and count when usage is estimated.
-          for (const call of part.toolCalls)
-            streamed += (call.function?.name ?? '') + (call.function?.arguments ?? '');
-        }
+        if (batch.length === 0) continue;
         yielded = true;
-        yield chunk([
-          {
-            index,
-            delta,
-            finish_reason: part.finishReason ?? null,
-            logprobs: part.logprobs ?? null,
-          },
-        ]);
+        yield batch;
       }
+      // The upstream stream is over, and its deadlines with it (the usage chunk may still wait).
+      deadline.dispose();
       status = 'completed';
       usage ??= this.estimateUsage(dto, streamed);
-      if (dto.stream_options?.include_usage) yield chunk([], toWireUsage(usage));
+      if (dto.stream_options?.include_usage) yield [chunk([], toWireUsage(usage))];
     } catch (error) {
       failure = error;
       status = isDisconnect(error, context.signal) ? 'aborted' : 'failed';
       throw error;
     } finally {
-      // Runs on completion, failure and early return (client gone): the upstream is closed
-      // and what was already streamed is still counted.
+      // Runs on completion, failure and early return (client gone): the deadlines are disarmed,
+      // the upstream is closed and what was already streamed is still counted.
+      deadline.dispose();
       await iterator.return?.().catch(() => undefined);
       streamClosed?.();
       const settled = usage ?? this.estimateUsage(dto, streamed);
@@ -478,26 +494,6 @@ export class CompletionsService {
     );
     return outcome;
   }
-}
-
-/** The stream's iterator, which disarms the attempt's deadlines once the stream is over. */
-function disposingWith(iterator: PartIterator, deadline: AttemptDeadline): PartIterator {
-  return {
-    next: async () => {
-      try {
-        const step = await iterator.next();
-        if (step.done) deadline.dispose();
-        return step;
-      } catch (error) {
-        deadline.dispose();
-        throw error;
-      }
-    },
-    return: async (value?: unknown) => {
-      deadline.dispose();
-      return (await iterator.return?.(value)) ?? { done: true, value: undefined };
-    },
-  };
 }
 
 function toChatTurn(message: CreateChatCompletionDto['messages'][number]): ChatTurn {

@@ -96,16 +96,26 @@ export type UpstreamStreamPart =
     }
   | { type: 'usage'; usage: TokenUsage };
 
+/**
+ * The parts of one upstream read, in order, never empty. A provider sends many events per socket
+ * read when the gateway is busy (a whole short answer often arrives at once): handing them on
+ * together lets every layer down to the socket write take one step per read instead of one per
+ * event (docs/performance.md, "Third pass: streams").
+ */
+export type UpstreamStreamBatch = readonly UpstreamStreamPart[];
+
 export interface ProviderAdapter {
   /** The `provider` value in the gateway config that selects this adapter. */
   readonly provider: string;
   complete(request: UpstreamChatRequest): Promise<UpstreamChatResult>;
   /**
    * Resolves once the upstream has answered 2xx; errors before that reject the promise, errors
-   * after it are thrown by the iterator. Both are UpstreamError. Ending the iteration early
-   * (return()) must abort the upstream request.
+   * after it are thrown by the iterator, after the batch of parts that came before them. Both
+   * are UpstreamError. Ending the iteration early (return()) must abort the upstream request.
+   * The HTTP adapters read their SSE bodies with readUpstreamSse (upstream-sse.reader.ts) and a
+   * per-stream SseEventMapper of their own: one async generator step per socket read.
    */
-  stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamPart>>;
+  stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamBatch>>;
 }
 
 // Interface and DI token share a name, as ThrottlerStorage does.

@@ -32,12 +32,15 @@ async function intercept(result: unknown, response = fakeResponse()): Promise<un
   return lastValueFrom(interceptor.intercept(context, next));
 }
 
-/** A started generator (as the completions service hands out) that records whether it was closed. */
+/**
+ * A started generator of one-chunk batches (as the completions service hands out) that records
+ * whether it was closed.
+ */
 async function startedSource(values: unknown[]) {
   const state = { closed: false };
   async function* generate() {
     try {
-      yield* values;
+      for (const value of values) yield [value];
     } finally {
       state.closed = true;
     }
@@ -91,8 +94,8 @@ describe('SseInterceptor', () => {
     const state = { recorded: false };
     async function* generate() {
       try {
-        yield { n: 1 };
-        yield { n: 2 };
+        yield [{ n: 1 }];
+        yield [{ n: 2 }];
       } finally {
         // Settling tokens and recording usage take a moment.
         await new Promise((resolve) => setTimeout(resolve, 30));

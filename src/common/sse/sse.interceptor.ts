@@ -9,13 +9,14 @@ import {
 import { ConfigService } from '@nestjs/config';
 import type { Response } from 'express';
 import { map, Observable } from 'rxjs';
-import { framesReadable } from './frames-readable';
-import { sseFrames } from './sse-frames';
+import { sseReadable } from './sse-readable';
 
 /**
  * Lets one route answer JSON or server-sent events depending on the request: a handler result
- * that is an async iterable is written as an event stream, anything else passes untouched.
- * Nest's @Sse() does not fit: it is fixed per route and writes `id:` lines.
+ * that is an async iterable is written as an event stream, anything else passes untouched. Its
+ * items are batches (arrays) of events that are ready together, such as the chunks of one
+ * upstream read: each batch leaves in one write. Nest's @Sse() does not fit: it is fixed per
+ * route, writes `id:` lines and takes one event per step.
  */
 @Injectable()
 export class SseInterceptor implements NestInterceptor {
@@ -37,21 +38,25 @@ export class SseInterceptor implements NestInterceptor {
       );
   }
 
-  private toEventStream(chunks: AsyncIterable<unknown>, response: Response): StreamableFile {
+  private toEventStream(
+    batches: AsyncIterable<readonly unknown[]>,
+    response: Response,
+  ): StreamableFile {
     response.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
     response.setHeader('Cache-Control', 'no-cache');
     response.setHeader('X-Accel-Buffering', 'no');
     this.disconnectStalledClient(response);
     const requestId = response.getHeader('x-request-id');
-    const source = chunks[Symbol.asyncIterator]();
-    const frames = sseFrames(source, {
+    const source = batches[Symbol.asyncIterator]();
+    const body = sseReadable(source, {
       heartbeatMs: this.heartbeatMs,
       onError: (error) =>
         this.logger.warn(
           `request ${requestId}: stream failed after the first chunk: ${(error as Error)?.message ?? error}`,
         ),
+      beforePush: corkUntilNextTurn(response),
     });
-    return new StreamableFile(framesReadable(frames, source, corkUntilNextTurn(response)));
+    return new StreamableFile(body);
   }
 
   /**
@@ -92,6 +97,6 @@ function corkUntilNextTurn(response: Response): () => void {
   };
 }
 
-function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+function isAsyncIterable(value: unknown): value is AsyncIterable<readonly unknown[]> {
   return value !== null && typeof value === 'object' && Symbol.asyncIterator in value;
 }

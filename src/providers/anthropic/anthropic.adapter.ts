@@ -4,10 +4,11 @@ import type {
   ProviderAdapter,
   UpstreamChatRequest,
   UpstreamChatResult,
+  UpstreamStreamBatch,
   UpstreamStreamPart,
 } from '../provider-adapter.interface';
 import { UpstreamHttpClient } from '../upstream-http.client';
-import { readUpstreamSse, UpstreamSseEvent } from '../upstream-sse.reader';
+import { readUpstreamSse, SseEventMapper } from '../upstream-sse.reader';
 import { UpstreamError } from '../../common/errors/upstream.error';
 import {
   AnthropicStreamMapper,
@@ -31,14 +32,14 @@ export class AnthropicAdapter implements ProviderAdapter {
     return mapAnthropicResponse(await this.http.readJson(response, request.signal));
   }
 
-  async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamPart>> {
+  async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamBatch>> {
     refuseUnsupported(request.parameters, this.provider);
     const response = await this.send(request, true);
-    return mapEvents(
-      readUpstreamSse(response.body, request.signal, {
-        maxEventBytes: this.http.maxBodyBytes,
-        isFinal: isMessageStop,
-      }),
+    return readUpstreamSse(
+      response.body,
+      request.signal,
+      { maxEventBytes: this.http.maxBodyBytes },
+      eventMapper(),
     );
   }
 
@@ -58,13 +59,16 @@ export class AnthropicAdapter implements ProviderAdapter {
   }
 }
 
-const isMessageStop = (event: UpstreamSseEvent) => event.event === 'message_stop';
-
-async function* mapEvents(
-  events: AsyncIterable<UpstreamSseEvent>,
-): AsyncGenerator<UpstreamStreamPart> {
+/** Anthropic's events -> stream parts; the stream ends at message_stop. */
+function eventMapper(): SseEventMapper<UpstreamStreamPart> {
   const mapper = new AnthropicStreamMapper();
-  for await (const event of events) yield* mapper.map(event);
-  if (!mapper.complete)
-    throw new UpstreamError('invalid_response', 'stream ended before message_stop');
+  return {
+    map: (event) => mapper.map(event),
+    isFinal: (event) => event.event === 'message_stop',
+    end: () => {
+      if (!mapper.complete)
+        throw new UpstreamError('invalid_response', 'stream ended before message_stop');
+      return [];
+    },
+  };
 }

@@ -4,10 +4,11 @@ import type {
   ProviderAdapter,
   UpstreamChatRequest,
   UpstreamChatResult,
+  UpstreamStreamBatch,
   UpstreamStreamPart,
 } from '../provider-adapter.interface';
 import { UpstreamHttpClient } from '../upstream-http.client';
-import { readUpstreamSse, UpstreamSseEvent } from '../upstream-sse.reader';
+import { readUpstreamSse, SseEventMapper } from '../upstream-sse.reader';
 import { UpstreamError } from '../../common/errors/upstream.error';
 import {
   buildGeminiRequest,
@@ -31,11 +32,14 @@ export class GeminiAdapter implements ProviderAdapter {
     return mapGeminiResponse(await this.http.readJson(response, request.signal));
   }
 
-  async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamPart>> {
+  async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamBatch>> {
     refuseUnsupported(request.parameters, this.provider);
     const response = await this.send(request, true);
-    return mapEvents(
-      readUpstreamSse(response.body, request.signal, { maxEventBytes: this.http.maxBodyBytes }),
+    return readUpstreamSse(
+      response.body,
+      request.signal,
+      { maxEventBytes: this.http.maxBodyBytes },
+      eventMapper(),
     );
   }
 
@@ -53,18 +57,20 @@ export class GeminiAdapter implements ProviderAdapter {
   }
 }
 
-async function* mapEvents(
-  events: AsyncIterable<UpstreamSseEvent>,
-): AsyncGenerator<UpstreamStreamPart> {
+/** Gemini's events -> stream parts. Gemini has no end marker: the body ends after the chunk with a finishReason. */
+function eventMapper(): SseEventMapper<UpstreamStreamPart> {
   const mapper = new GeminiStreamMapper();
   let finished = false;
-  for await (const event of events) {
-    for (const part of mapper.map(event.data)) {
-      if (part.type === 'delta' && part.finishReason) finished = true;
-      yield part;
-    }
-  }
-  // Gemini has no end marker: the body ends after the chunk with a finishReason.
-  if (!finished) throw new UpstreamError('invalid_response', 'stream ended before a finishReason');
-  yield* mapper.finish();
+  return {
+    map: (event) => {
+      const parts = mapper.map(event.data);
+      for (const part of parts) if (part.type === 'delta' && part.finishReason) finished = true;
+      return parts;
+    },
+    end: () => {
+      if (!finished)
+        throw new UpstreamError('invalid_response', 'stream ended before a finishReason');
+      return mapper.finish();
+    },
+  };
 }

@@ -33,10 +33,10 @@ describe('MockAdapter.stream', () => {
 
   it('streams the answer in at most chunk_count content chunks, then usage', async () => {
     const parts: UpstreamStreamPart[] = [];
-    for await (const part of await adapter.stream(
+    for await (const batch of await adapter.stream(
       request({ latencyMs: 0, chunkDelayMs: 0, chunkCount: 3 }),
     ))
-      parts.push(part);
+      parts.push(...batch);
 
     const deltas = parts.filter((part) => part.type === 'delta');
     expect(deltas).toHaveLength(3);

@@ -5,7 +5,7 @@ import type {
   TokenUsage,
   UpstreamChatRequest,
   UpstreamChatResult,
-  UpstreamStreamPart,
+  UpstreamStreamBatch,
 } from '../provider-adapter.interface';
 import { estimateTokens } from '../../common/tokens/token-estimate';
 import { refuseUnsupported } from '../chat-input';
@@ -30,13 +30,14 @@ export class MockAdapter implements ProviderAdapter {
     };
   }
 
-  async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamPart>> {
+  async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamBatch>> {
     refuseUnsupported(request.parameters, this.provider);
     return streamAnswer(request);
   }
 }
 
-async function* streamAnswer(request: UpstreamChatRequest): AsyncGenerator<UpstreamStreamPart> {
+/** One part per batch, as a provider that sends its events apart would deliver them. */
+async function* streamAnswer(request: UpstreamChatRequest): AsyncGenerator<UpstreamStreamBatch> {
   const { latencyMs, chunkDelayMs, chunkCount } = request.deployment.mock;
   const answer = mockAnswer(request);
   const perChunk = Math.max(1, Math.ceil(answer.words.length / chunkCount));
@@ -45,12 +46,14 @@ async function* streamAnswer(request: UpstreamChatRequest): AsyncGenerator<Upstr
     if (start > 0) await pause(chunkDelayMs, request.signal);
     const last = start + perChunk >= answer.words.length;
     const content = answer.words.slice(start, start + perChunk).join('');
-    yield last
-      ? { type: 'delta', content, finishReason: answer.finishReason }
-      : { type: 'delta', content };
+    yield [
+      last
+        ? { type: 'delta', content, finishReason: answer.finishReason }
+        : { type: 'delta', content },
+    ];
   }
-  if (answer.words.length === 0) yield { type: 'delta', finishReason: answer.finishReason };
-  yield { type: 'usage', usage: answer.usage };
+  if (answer.words.length === 0) yield [{ type: 'delta', finishReason: answer.finishReason }];
+  yield [{ type: 'usage', usage: answer.usage }];
 }
 
 /**

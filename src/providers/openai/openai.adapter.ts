@@ -3,10 +3,11 @@ import type {
   ProviderAdapter,
   UpstreamChatRequest,
   UpstreamChatResult,
+  UpstreamStreamBatch,
   UpstreamStreamPart,
 } from '../provider-adapter.interface';
 import { UpstreamHttpClient } from '../upstream-http.client';
-import { readUpstreamSse } from '../upstream-sse.reader';
+import { readUpstreamSse, SseEventMapper, UpstreamSseEvent } from '../upstream-sse.reader';
 import { UpstreamError } from '../../common/errors/upstream.error';
 import { buildHeaders, buildRequestBody, mapCompletion, mapStreamEvent } from './openai.mapping';
 
@@ -22,33 +23,14 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     return mapCompletion(await this.http.readJson(response, request.signal), request);
   }
 
-  async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamPart>> {
+  async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamBatch>> {
     const response = await this.send(request, true);
-    return this.parts(
-      readUpstreamSse(response.body, request.signal, {
-        maxEventBytes: this.http.maxBodyBytes,
-        isFinal: isDone,
-      }),
+    return readUpstreamSse(
+      response.body,
+      request.signal,
+      { maxEventBytes: this.http.maxBodyBytes },
+      new OpenAiStreamMapper(),
     );
-  }
-
-  private async *parts(
-    events: AsyncIterable<{ data: string }>,
-  ): AsyncGenerator<UpstreamStreamPart> {
-    let sawDone = false;
-    let sawFinish = false;
-    for await (const event of events) {
-      if (isDone(event)) {
-        sawDone = true;
-        break;
-      }
-      for (const part of mapStreamEvent(event.data)) {
-        if (part.type === 'delta' && part.finishReason) sawFinish = true;
-        yield part;
-      }
-    }
-    if (!sawDone && !sawFinish)
-      throw new UpstreamError('invalid_response', 'stream ended before a finish_reason or [DONE]');
   }
 
   private send(request: UpstreamChatRequest, stream: boolean) {
@@ -64,4 +46,31 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
   }
 }
 
+/** OpenAI's `data:` payloads -> stream parts; the stream ends at `[DONE]` or after a finish_reason. */
+class OpenAiStreamMapper implements SseEventMapper<UpstreamStreamPart> {
+  private sawDone = false;
+  private sawFinish = false;
+
+  map(event: UpstreamSseEvent): readonly UpstreamStreamPart[] {
+    if (isDone(event)) {
+      this.sawDone = true;
+      return NO_PARTS;
+    }
+    const parts = mapStreamEvent(event.data);
+    for (const part of parts) if (part.type === 'delta' && part.finishReason) this.sawFinish = true;
+    return parts;
+  }
+
+  isFinal(event: UpstreamSseEvent): boolean {
+    return isDone(event);
+  }
+
+  end(): readonly UpstreamStreamPart[] {
+    if (!this.sawDone && !this.sawFinish)
+      throw new UpstreamError('invalid_response', 'stream ended before a finish_reason or [DONE]');
+    return NO_PARTS;
+  }
+}
+
+const NO_PARTS: readonly UpstreamStreamPart[] = [];
 const isDone = (event: { data: string }) => event.data === '[DONE]';

@@ -152,19 +152,15 @@ export function mapStreamEvent(data: string): UpstreamStreamPart[] {
     if (content !== undefined || toolCalls || finished || logprobs !== undefined) {
       const index =
         Number.isInteger(choice?.index) && choice.index > 0 ? (choice.index as number) : 0;
-      parts.push({
-        type: 'delta',
-        ...(index > 0 ? { choiceIndex: index } : {}),
-        content,
-        toolCalls,
-        ...(finished
-          ? {
-              finishReason: mapFinishReason(choice.finish_reason),
-              rawFinishReason: choice.finish_reason,
-            }
-          : {}),
-        ...(logprobs !== undefined ? { logprobs } : {}),
-      });
+      // Built by assignment, not by spreading optional objects: this runs for every event.
+      const part: UpstreamStreamPart & { type: 'delta' } = { type: 'delta', content, toolCalls };
+      if (index > 0) part.choiceIndex = index;
+      if (finished) {
+        part.finishReason = mapFinishReason(choice.finish_reason);
+        part.rawFinishReason = choice.finish_reason;
+      }
+      if (logprobs !== undefined) part.logprobs = logprobs;
+      parts.push(part);
     }
   }
   const usage = mapUsage(chunk?.usage);
