@@ -111,6 +111,17 @@ function memory(pid) {
   return { rss: kib('VmRSS') / 1024, hwm: kib('VmHWM') / 1024 };
 }
 
+/** A floor proxy (floor-proxy.js, nest-floor-proxy.js) on the targets' core, as a target. */
+async function startFloor(name, file, upstreamUrl, children, nodeArgs = []) {
+  const { child, pid, port } = await startListener(
+    [...nodeArgs, join(__dirname, file)],
+    { UPSTREAM_URL: upstreamUrl },
+    true,
+  );
+  children.push(child);
+  return { name, child, pid, port, base: `http://127.0.0.1:${port}/v1`, key: 'none' };
+}
+
 async function startGateway(name, upstreamUrl, extraEnv, nodeArgs = []) {
   const dir = mkdtempSync(join(tmpdir(), `gateway-bench-${name}-`));
   const config = join(dir, 'gateway.yaml');
@@ -318,20 +329,20 @@ async function profile(upstreamUrl, children) {
     const shape = stream ? 'streams' : 'json';
     for (const targetName of ['nest-floor', 'gateway']) {
       const name = `${targetName}-${shape}`;
-      const started =
-        targetName === 'gateway'
-          ? await startGateway(name, upstreamUrl, { REDIS_URL: '' }, profileArgs(name))
-          : await startListener(
-              [...profileArgs(name), join(__dirname, 'nest-floor-proxy.js')],
-              { UPSTREAM_URL: upstreamUrl },
-              true,
-            );
-      children.push(started.child);
-      const target = {
-        key: 'none',
-        ...started,
-        base: `http://127.0.0.1:${started.port}/v1`,
-      };
+      let target;
+      if (targetName === 'gateway') {
+        const gateway = await startGateway(name, upstreamUrl, { REDIS_URL: '' }, profileArgs(name));
+        children.push(gateway.child);
+        target = { ...gateway, base: `http://127.0.0.1:${gateway.port}/v1` };
+      } else {
+        target = await startFloor(
+          name,
+          'nest-floor-proxy.js',
+          upstreamUrl,
+          children,
+          profileArgs(name),
+        );
+      }
       await sequential(target, stream, 200);
       const result = await saturate(target, stream);
       console.log(`${name}: ${JSON.stringify(result)}`);
@@ -340,8 +351,8 @@ async function profile(upstreamUrl, children) {
         requests: result.requests,
         measuredS: settings.durationS,
       };
-      const exited = new Promise((resolve) => started.child.once('exit', resolve));
-      started.child.kill('SIGUSR2');
+      const exited = new Promise((resolve) => target.child.once('exit', resolve));
+      target.child.kill('SIGUSR2');
       await exited;
     }
   }
@@ -364,32 +375,9 @@ async function main() {
   const targets = [];
   try {
     if (PROFILE_DIR) return await profile(upstreamUrl, children);
-    const floor = await startListener(
-      [join(__dirname, 'floor-proxy.js')],
-      { UPSTREAM_URL: upstreamUrl },
-      true,
-    );
-    children.push(floor.child);
-    targets.push({
-      name: 'floor',
-      pid: floor.pid,
-      base: `http://127.0.0.1:${floor.port}/v1`,
-      key: 'none',
-    });
-    if (env.BENCH_NEST_FLOOR !== '0') {
-      const nestFloor = await startListener(
-        [join(__dirname, 'nest-floor-proxy.js')],
-        { UPSTREAM_URL: upstreamUrl },
-        true,
-      );
-      children.push(nestFloor.child);
-      targets.push({
-        name: 'nest floor',
-        pid: nestFloor.pid,
-        base: `http://127.0.0.1:${nestFloor.port}/v1`,
-        key: 'none',
-      });
-    }
+    targets.push(await startFloor('floor', 'floor-proxy.js', upstreamUrl, children));
+    if (env.BENCH_NEST_FLOOR !== '0')
+      targets.push(await startFloor('nest floor', 'nest-floor-proxy.js', upstreamUrl, children));
     const memoryGateway = await startGateway('gateway', upstreamUrl, { REDIS_URL: '' });
     children.push(memoryGateway.child);
     targets.push({ ...memoryGateway, base: `http://127.0.0.1:${memoryGateway.port}/v1` });
