@@ -189,7 +189,9 @@ export class TokenLimitsService {
     const steps: Step[] = [];
     const keyTokens: Charge[] = [];
     if (limits.budget)
-      keyTokens.push(budgetCharge('key', key.id, limits.budget.tokens, limits.budget.period, now));
+      keyTokens.push(
+        periodCharge('budget', 'key', key.id, limits.budget.tokens, limits.budget.period, now),
+      );
     if (limits.tokensPerMinute)
       keyTokens.push({
         kind: 'tokens',
@@ -204,14 +206,26 @@ export class TokenLimitsService {
       steps.push({
         unit: 'tokens',
         charges: [
-          budgetCharge('team', context.team.id, team.budget.tokens, team.budget.period, now),
+          periodCharge(
+            'budget',
+            'team',
+            context.team.id,
+            team.budget.tokens,
+            team.budget.period,
+            now,
+          ),
         ],
         wanted: tokens,
       });
     const spends: Charge[][] = [];
-    if (limits.spend) spends.push([spendCharge('key', key.id, limits.spend, now)]);
+    if (limits.spend)
+      spends.push([
+        periodCharge('spend', 'key', key.id, limits.spend.units, limits.spend.period, now),
+      ]);
     if (team?.spend && context.team)
-      spends.push([spendCharge('team', context.team.id, team.spend, now)]);
+      spends.push([
+        periodCharge('spend', 'team', context.team.id, team.spend.units, team.spend.period, now),
+      ]);
     if (spends.length > 0) {
       // Dollars are held only when some candidate deployment has a price: an unpriced one costs
       // nothing known (docs/spend.md, "Dollar budgets").
@@ -233,7 +247,14 @@ export class TokenLimitsService {
   }
 }
 
-function budgetCharge(
+const PERIOD_COUNTER_KEYS = {
+  budget: { key: budgetCounterKey, team: teamBudgetCounterKey },
+  spend: { key: spendCounterKey, team: teamSpendCounterKey },
+} as const;
+
+/** A budget counter for the current period: tokens (`budget`) or nano-dollars (`spend`). */
+function periodCharge(
+  kind: 'budget' | 'spend',
   owner: Owner,
   id: string,
   limit: number,
@@ -241,35 +262,8 @@ function budgetCharge(
   now: number,
 ): Charge {
   const window = budgetPeriodAt(period, now);
-  return {
-    kind: 'budget',
-    owner,
-    period,
-    spec: {
-      key: owner === 'key' ? budgetCounterKey(id, window.id) : teamBudgetCounterKey(id, window.id),
-      limit,
-      endsAt: window.endsAt,
-    },
-  };
-}
-
-function spendCharge(
-  owner: Owner,
-  id: string,
-  budget: { units: number; period: BudgetPeriod },
-  now: number,
-): Charge {
-  const window = budgetPeriodAt(budget.period, now);
-  return {
-    kind: 'spend',
-    owner,
-    period: budget.period,
-    spec: {
-      key: owner === 'key' ? spendCounterKey(id, window.id) : teamSpendCounterKey(id, window.id),
-      limit: budget.units,
-      endsAt: window.endsAt,
-    },
-  };
+  const key = PERIOD_COUNTER_KEYS[kind][owner](id, window.id);
+  return { kind, owner, period, spec: { key, limit, endsAt: window.endsAt } };
 }
 
 function usd(units: number): string {
