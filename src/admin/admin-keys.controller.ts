@@ -1,10 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { Public } from '../auth/public.decorator';
-import { GatewayException } from '../common/errors/gateway.exception';
 import { GatewayConfigService } from '../config/gateway-config.service';
 import { VirtualKeyService } from '../keys/virtual-key.service';
 import { AdminThrottlerGuard } from './admin-throttler.guard';
 import { AdminGuard } from './admin.guard';
+import { assertKnownModels } from './known-models';
 import { presentCreatedKey, presentKey } from '../keys/virtual-key.presenter';
 import { CreateKeyDto } from './dto/create-key.dto';
 import { toKeySettings } from './dto/key-settings.dto';
@@ -23,7 +23,7 @@ export class AdminKeysController {
 
   @Post()
   async create(@Body() body: CreateKeyDto) {
-    this.assertKnownModels(body.allowed_models);
+    assertKnownModels(this.models.publicModels(), body.allowed_models);
     return presentCreatedKey(await this.keys.create({ name: body.name, ...toKeySettings(body) }));
   }
 
@@ -39,7 +39,7 @@ export class AdminKeysController {
 
   @Patch(':id')
   async update(@Param('id') id: string, @Body() body: UpdateKeyDto) {
-    this.assertKnownModels(body.allowed_models);
+    assertKnownModels(this.models.publicModels(), body.allowed_models);
     return presentKey(await this.keys.update(id, { name: body.name, ...toKeySettings(body) }));
   }
 
@@ -57,17 +57,5 @@ export class AdminKeysController {
         graceSeconds: body.grace_seconds ?? DEFAULT_ROTATION_GRACE_SECONDS,
       }),
     );
-  }
-
-  /** A typo in allowed_models would lock a key out of every model; refuse it up front. */
-  private assertKnownModels(models: string[] | null | undefined): void {
-    const known = this.models.publicModels();
-    const unknown = (models ?? []).filter((model) => !known.includes(model));
-    if (unknown.length > 0) {
-      throw new GatewayException('invalid_parameter', {
-        param: 'allowed_models',
-        message: `Unknown model(s) in allowed_models: ${unknown.join(', ')}. Available models: ${known.join(', ')}.`,
-      });
-    }
   }
 }

@@ -1,10 +1,10 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { Public } from '../auth/public.decorator';
-import { GatewayException } from '../common/errors/gateway.exception';
 import { GatewayConfigService } from '../config/gateway-config.service';
 import { presentTeam, TeamsService } from '../teams/teams.service';
 import { AdminThrottlerGuard } from './admin-throttler.guard';
 import { AdminGuard } from './admin.guard';
+import { assertKnownModels } from './known-models';
 import { CreateTeamDto, toTeamSettings, UpdateTeamDto } from './dto/team.dto';
 
 /** Team management over HTTP (docs/spend.md). `:id` takes a team's id or its name. */
@@ -19,7 +19,7 @@ export class AdminTeamsController {
 
   @Post()
   async create(@Body() body: CreateTeamDto) {
-    this.assertKnownModels(body.allowed_models);
+    assertKnownModels(this.models.publicModels(), body.allowed_models);
     return presentTeam(await this.teams.create({ name: body.name, ...toTeamSettings(body) }));
   }
 
@@ -35,7 +35,7 @@ export class AdminTeamsController {
 
   @Patch(':id')
   async update(@Param('id') id: string, @Body() body: UpdateTeamDto) {
-    this.assertKnownModels(body.allowed_models);
+    assertKnownModels(this.models.publicModels(), body.allowed_models);
     return presentTeam(await this.teams.update(id, { name: body.name, ...toTeamSettings(body) }));
   }
 
@@ -44,16 +44,5 @@ export class AdminTeamsController {
   async remove(@Param('id') id: string) {
     const { team, keysLeft } = await this.teams.remove(id);
     return { ...presentTeam(team), deleted: true, keys_left_team: keysLeft };
-  }
-
-  private assertKnownModels(models: string[] | null | undefined): void {
-    const known = this.models.publicModels();
-    const unknown = (models ?? []).filter((model) => !known.includes(model));
-    if (unknown.length > 0) {
-      throw new GatewayException('invalid_parameter', {
-        param: 'allowed_models',
-        message: `Unknown model(s) in allowed_models: ${unknown.join(', ')}. Available models: ${known.join(', ')}.`,
-      });
-    }
   }
 }
