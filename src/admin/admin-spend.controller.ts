@@ -59,8 +59,8 @@ export class AdminSpendController {
   }
 
   private async names(groupBy: string): Promise<Map<string, string>> {
-    if (groupBy === 'key') return new Map((await this.keys.list()).map((k) => [k.id, k.name]));
-    if (groupBy === 'team') return new Map((await this.teams.list()).map((t) => [t.id, t.name]));
+    if (groupBy === 'key') return this.keys.namesById();
+    if (groupBy === 'team') return this.teams.namesById();
     return new Map();
   }
 }

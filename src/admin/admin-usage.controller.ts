@@ -27,7 +27,7 @@ export class AdminUsageController {
       from: query.from ? new Date(query.from) : undefined,
       to: query.to ? new Date(query.to) : undefined,
     });
-    const names = groupBy === 'key' ? await this.keyNames() : new Map<string, string>();
+    const names = groupBy === 'key' ? await this.keys.namesById() : new Map<string, string>();
     return {
       object: 'usage_report',
       group_by: groupBy,
@@ -41,10 +41,6 @@ export class AdminUsageController {
           : { model: group.group, ...totals(group) },
       ),
     };
-  }
-
-  private async keyNames(): Promise<Map<string, string>> {
-    return new Map((await this.keys.list()).map((key) => [key.id, key.name]));
   }
 }
 

@@ -124,9 +124,9 @@ export async function spend(
   });
   const names =
     options.groupBy === 'key'
-      ? new Map((await app.get(VirtualKeyService).list()).map((k) => [k.id, k.name]))
+      ? await app.get(VirtualKeyService).namesById()
       : options.groupBy === 'team'
-        ? new Map((await teams.list()).map((t) => [t.id, t.name]))
+        ? await teams.namesById()
         : new Map<string, string>();
   const rows = groups.map((group) => ({
     [options.groupBy]: group.group || '-',

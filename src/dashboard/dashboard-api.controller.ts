@@ -154,7 +154,7 @@ export class DashboardApiController {
       });
     const bucketSeconds = niceBucket((to.getTime() - from.getTime()) / 1000 / TARGET_POINTS);
     const rows = await this.usage.buckets(from, to, bucketSeconds);
-    const names = new Map((await this.keys.list()).map((key) => [key.id, key.name]));
+    const names = await this.keys.namesById();
     return {
       object: 'dashboard_usage',
       from: from.toISOString(),

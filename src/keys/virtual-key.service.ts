@@ -52,6 +52,11 @@ export class VirtualKeyService {
     return (await this.repository.list()).map(toView);
   }
 
+  /** Every key's name by its id: reports name the keys they group by. */
+  async namesById(): Promise<Map<string, string>> {
+    return new Map((await this.list()).map((key) => [key.id, key.name]));
+  }
+
   async count(): Promise<number> {
     return this.repository.count();
   }

@@ -39,6 +39,11 @@ export class TeamsService {
     return (await this.repository.list()).map(toView);
   }
 
+  /** Every team's name by its id: reports name the teams they group by. */
+  async namesById(): Promise<Map<string, string>> {
+    return new Map((await this.list()).map((team) => [team.id, team.name]));
+  }
+
   async get(idOrName: string): Promise<TeamView> {
     return toView(await this.find(idOrName));
   }
