@@ -486,7 +486,7 @@ export class CompletionsService {
       },
       status === 'completed' ? undefined : { code: errorCode ?? status },
     );
-    // The request's own log line (pino-http) carries these fields; this one is for debugging.
+    // The request's own log line (requestLogMiddleware) carries these fields; this one is for debugging.
     this.logger.debug(
       `${outcome.requestId} key=${context.key.name} model=${outcome.publicModel} deployment=${outcome.deployment ?? '-'} ` +
         `${outcome.status} ${outcome.httpStatus}${errorCode ? ` ${errorCode}` : ''} stream=${outcome.stream} ` +

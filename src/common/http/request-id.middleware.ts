@@ -5,7 +5,7 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 declare module 'express' {
   interface Request {
-    /** Set by requestIdMiddleware, the first middleware; pino-http's genReqId reuses it. */
+    /** Set by requestIdMiddleware, the first middleware; the request's log line names it. */
     id: string;
   }
 }

@@ -33,7 +33,7 @@ export const REDACTED_PATHS = [
   'secret',
 ];
 
-/** What one request's log line carries besides pino-http's own fields; set by the code that knows it. */
+/** What one request's log line carries besides method, path, status and time; set by the code that knows it. */
 export interface RequestLogFields {
   model?: string;
   deployment?: string | null;
