@@ -5,9 +5,8 @@ import type { BudgetPeriod } from '../common/time/budget-period';
 import { budgetToCounterUnits } from '../common/money/price';
 import type { TeamView } from '../teams/team.types';
 
-/** A dollar budget: `usd` as set, `units` the same amount in counter units (nano-dollars). */
+/** A dollar budget in counter units (nano-dollars). */
 export interface SpendBudget {
-  usd: string;
   units: number;
   period: BudgetPeriod;
 }
@@ -26,12 +25,19 @@ export interface TeamLimits {
   spend: SpendBudget | null;
 }
 
-/** A key's effective limits: its own settings first, the gateway defaults otherwise. 0 means none. */
+/**
+ * A key's effective limits: its own settings first, the gateway defaults otherwise. 0 means none.
+ * Resolved once per key or team view and kept with it: views are immutable snapshots (a change
+ * makes a new one), the defaults are read once, and both the throttler and the token limits ask
+ * on every request, so the dollar budget's decimal string is not parsed per request.
+ */
 @Injectable()
 export class KeyLimitsResolver {
   private readonly requestsPerMinute: number;
   private readonly tokenBudget: number;
   private readonly budgetPeriod: BudgetPeriod;
+  private readonly keys = new WeakMap<VirtualKeyView, KeyLimits>();
+  private readonly teams = new WeakMap<TeamView, TeamLimits>();
 
   constructor(config: ConfigService) {
     this.requestsPerMinute = config.get<number>('KEY_RPM_LIMIT') ?? 100;
@@ -40,6 +46,18 @@ export class KeyLimitsResolver {
   }
 
   forKey(key: VirtualKeyView): KeyLimits {
+    let limits = this.keys.get(key);
+    if (!limits) this.keys.set(key, (limits = this.resolveKey(key)));
+    return limits;
+  }
+
+  forTeam(team: TeamView): TeamLimits {
+    let limits = this.teams.get(team);
+    if (!limits) this.teams.set(team, (limits = this.resolveTeam(team)));
+    return limits;
+  }
+
+  private resolveKey(key: VirtualKeyView): KeyLimits {
     const budgetTokens = positive(key.tokenBudget ?? this.tokenBudget);
     const period = key.budgetPeriod ?? this.budgetPeriod;
     return {
@@ -50,7 +68,7 @@ export class KeyLimitsResolver {
     };
   }
 
-  forTeam(team: TeamView): TeamLimits {
+  private resolveTeam(team: TeamView): TeamLimits {
     const period = team.budgetPeriod ?? this.budgetPeriod;
     const tokens = positive(team.tokenBudget);
     return {
@@ -66,5 +84,5 @@ function positive(value: number | null | undefined): number | null {
 
 function spendBudget(usd: string, period: BudgetPeriod): SpendBudget | null {
   const units = budgetToCounterUnits(usd);
-  return units ? { usd, units, period } : null;
+  return units ? { units, period } : null;
 }
