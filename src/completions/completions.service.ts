@@ -55,6 +55,8 @@ interface Ending {
   status: OutcomeStatus;
   httpStatus: number;
   usage: TokenUsage;
+  /** What `usage` cost at the deployment's price, in pico-dollars (costAt); null: unpriced. */
+  cost: bigint | null;
   errorCode?: string;
 }
 
@@ -63,6 +65,7 @@ interface Failure {
   deployment: DeploymentConfig | null;
   error: unknown;
   usage: TokenUsage;
+  cost: bigint | null;
   /** The status already sent to the client, when the failure came after it. */
   sentStatus?: number;
 }
@@ -135,15 +138,17 @@ export class CompletionsService {
         },
         { acceptedAt: started, setHeaders: context.setHeaders },
       );
+      const cost = costAt(result.usage, deployment);
       const outcome = this.record(progress, {
         deployment,
         status: 'completed',
         httpStatus: 200,
         usage: result.usage,
+        cost,
       });
       // Known before the body leaves, unlike a stream's (docs/spend.md).
       if (outcome.cost) context.setHeaders({ 'x-gateway-cost-usd': outcome.cost.usd });
-      await this.tokenLimits.settle(reservation, result.usage, deployment.price);
+      await this.tokenLimits.settle(reservation, result.usage, cost);
       return {
         id: newCompletionId(),
         object: 'chat.completion',
@@ -165,7 +170,12 @@ export class CompletionsService {
     } catch (error) {
       // Nothing reached the client, so nothing is charged.
       await this.tokenLimits.settle(reservation, NO_USAGE);
-      this.recordFailure(progress, { deployment: attempted, error, usage: NO_USAGE });
+      this.recordFailure(progress, {
+        deployment: attempted,
+        error,
+        usage: NO_USAGE,
+        cost: costAt(NO_USAGE, attempted),
+      });
       throw error;
     }
   }
@@ -222,7 +232,12 @@ export class CompletionsService {
       );
     } catch (error) {
       await this.tokenLimits.settle(reservation, NO_USAGE);
-      this.recordFailure(progress, { deployment: attempted, error, usage: NO_USAGE });
+      this.recordFailure(progress, {
+        deployment: attempted,
+        error,
+        usage: NO_USAGE,
+        cost: costAt(NO_USAGE, attempted),
+      });
       throw error;
     }
     const { result, deployment } = opened;
@@ -318,9 +333,10 @@ export class CompletionsService {
       await iterator.return?.().catch(() => undefined);
       streamClosed?.();
       const settled = usage ?? this.estimateUsage(dto, streamed);
-      await this.tokenLimits.settle(reservation, settled, deployment.price);
+      const cost = costAt(settled, deployment);
+      await this.tokenLimits.settle(reservation, settled, cost);
       if (status === 'completed')
-        this.record(progress, { deployment, status, httpStatus: 200, usage: settled });
+        this.record(progress, { deployment, status, httpStatus: 200, usage: settled, cost });
       // After the first chunk the client got 200 and an error event: the row says so, and
       // keeps what went wrong in error_code rather than claiming a 502 nobody received.
       else if (status === 'failed')
@@ -328,6 +344,7 @@ export class CompletionsService {
           deployment,
           error: failure,
           usage: settled,
+          cost,
           sentStatus: yielded ? 200 : undefined,
         });
       else
@@ -336,6 +353,7 @@ export class CompletionsService {
           status: 'aborted',
           httpStatus: 499,
           usage: settled,
+          cost,
           errorCode: 'client_disconnected',
         });
     }
@@ -417,7 +435,7 @@ export class CompletionsService {
 
   private recordFailure(
     progress: Progress,
-    { deployment, error, usage, sentStatus }: Failure,
+    { deployment, error, usage, cost, sentStatus }: Failure,
   ): void {
     if (isDisconnect(error, progress.context.signal)) {
       this.record(progress, {
@@ -425,6 +443,7 @@ export class CompletionsService {
         status: 'aborted',
         httpStatus: 499,
         usage,
+        cost,
         errorCode: 'client_disconnected',
       });
       return;
@@ -443,13 +462,14 @@ export class CompletionsService {
       status: 'failed',
       httpStatus,
       usage,
+      cost,
       errorCode: gatewayError?.code ?? 'internal_error',
     });
   }
 
   private record(
     progress: Progress,
-    { deployment, status, httpStatus, usage, errorCode }: Ending,
+    { deployment, status, httpStatus, usage, cost, errorCode }: Ending,
   ): CompletionOutcome {
     const { context, dto } = progress;
     const price = deployment?.price;
@@ -463,7 +483,7 @@ export class CompletionsService {
       httpStatus,
       stream: dto.stream === true,
       usage,
-      cost: price ? { usd: formatUsd(costOf(usage, price)), priceVersion: price.version } : null,
+      cost: price && cost !== null ? { usd: formatUsd(cost), priceVersion: price.version } : null,
       latencyMs: Math.round(performance.now() - progress.started),
       attempts: progress.attempts,
       errorCode,
@@ -494,6 +514,12 @@ export class CompletionsService {
     );
     return outcome;
   }
+}
+
+/** What `usage` costs at the deployment's price, in pico-dollars; null for an unpriced one. */
+function costAt(usage: TokenUsage, deployment: DeploymentConfig | null): bigint | null {
+  const price = deployment?.price;
+  return price ? costOf(usage, price) : null;
 }
 
 function toChatTurn(message: CreateChatCompletionDto['messages'][number]): ChatTurn {

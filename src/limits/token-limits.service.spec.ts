@@ -1,6 +1,6 @@
 import { ConfigService } from '@nestjs/config';
 import { GatewayException } from '../common/errors/gateway.exception';
-import { toPrice } from '../common/money/price';
+import { costOf, toPrice } from '../common/money/price';
 import { aVirtualKey } from '../keys/virtual-key.fixture';
 import { MemoryCounterStore } from './counters/memory-counter-store';
 import { KeyLimitsResolver } from './key-limits.resolver';
@@ -97,7 +97,8 @@ describe('TokenLimitsService: dollar budgets and teams (docs/spend.md)', () => {
     const key = aVirtualKey({ budgetUsd: '1', budgetPeriod: 'day' });
     const reservation = await limits.reserve(key, request, noHeaders, { candidates: [{ price }] });
     expect(reservation.holds).toEqual([expect.objectContaining({ unit: 'usd', amount: 190_000 })]);
-    await limits.settle(reservation, { promptTokens: 10, completionTokens: 5 }, price);
+    const usage = { promptTokens: 10, completionTokens: 5 };
+    await limits.settle(reservation, usage, costOf(usage, price));
     const spendKey = reservation.holds[0].windows[0].key;
     expect(spendKey).toMatch(/^limits:\{k1\}:spend:\d{4}-\d{2}-\d{2}$/);
     expect((await used(counters, spendKey)).counters[0].used).toBe(20_000);

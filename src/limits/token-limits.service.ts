@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { GatewayException } from '../common/errors/gateway.exception';
 import type { SetResponseHeaders } from '../common/http/response-headers.decorator';
 import { formatDecimal } from '../common/money/decimal';
-import { costOf, COUNTER_DECIMALS, picoToCounterUnits, type Price } from '../common/money/price';
+import { COUNTER_DECIMALS, picoToCounterUnits } from '../common/money/price';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
 import type { TokenUsage } from '../providers/provider-adapter.interface';
 import type { TeamView } from '../teams/team.types';
@@ -147,18 +147,19 @@ export class TokenLimitsService {
   }
 
   /**
-   * Replaces the reservation by what the request really used and cost at `price` (the answering
-   * deployment's; none: nothing is charged to dollar budgets). Never throws; runs once.
+   * Replaces the reservation by what the request really used and cost (pico-dollars at the
+   * answering deployment's price, worked out once by the caller; none: nothing is charged to
+   * dollar budgets). Never throws; runs once.
    */
   async settle(
     reservation: TokenReservation,
     usage: TokenUsage,
-    price?: Price | null,
+    cost?: bigint | null,
   ): Promise<void> {
     if (reservation.settled) return;
     reservation.settled = true;
     const tokens = usage.promptTokens + usage.completionTokens;
-    const spent = price ? picoToCounterUnits(costOf(usage, price)) : 0;
+    const spent = cost ? picoToCounterUnits(cost) : 0;
     await Promise.all(
       reservation.holds.map((hold) =>
         this.adjust(hold, (hold.unit === 'tokens' ? tokens : spent) - hold.amount),
