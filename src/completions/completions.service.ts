@@ -9,7 +9,7 @@ import type { DeploymentConfig } from '../config/gateway-config.types';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
 import { TokenLimitsService, TokenReservation } from '../limits/token-limits.service';
 import { estimatePromptTokens } from '../limits/token-reservation';
-import { estimateTokens } from '../common/tokens/token-estimate';
+import { estimateTokensOfLength } from '../common/tokens/token-estimate';
 import type {
   ChatTurn,
   TokenUsage,
@@ -274,7 +274,8 @@ export class CompletionsService {
       return built;
     };
     let usage: TokenUsage | undefined;
-    let streamed = '';
+    // Only its length is needed, to estimate usage when the provider reports none.
+    let streamedChars = 0;
     // The first delta of each choice carries the role, as OpenAI's do (n > 1: one per choice).
     const roleSent = new Set<number>();
     let yielded = false;
@@ -294,13 +295,14 @@ export class CompletionsService {
           roleSent.add(index);
           if (part.content !== undefined) {
             delta.content = part.content;
-            streamed += part.content;
+            streamedChars += part.content.length;
           }
           if (part.toolCalls) {
             delta.tool_calls = part.toolCalls;
             // Tool-call names and arguments are generated text too, and count when usage is estimated.
             for (const call of part.toolCalls)
-              streamed += (call.function?.name ?? '') + (call.function?.arguments ?? '');
+              streamedChars +=
+                (call.function?.name?.length ?? 0) + (call.function?.arguments?.length ?? 0);
           }
           batch.push(
             chunk([
@@ -320,7 +322,7 @@ export class CompletionsService {
       // The upstream stream is over, and its deadlines with it (the usage chunk may still wait).
       deadline.dispose();
       status = 'completed';
-      usage ??= this.estimateUsage(dto, streamed);
+      usage ??= this.estimateUsage(dto, streamedChars);
       if (dto.stream_options?.include_usage) yield [chunk([], toWireUsage(usage))];
     } catch (error) {
       failure = error;
@@ -332,7 +334,7 @@ export class CompletionsService {
       deadline.dispose();
       await iterator.return?.().catch(() => undefined);
       streamClosed?.();
-      const settled = usage ?? this.estimateUsage(dto, streamed);
+      const settled = usage ?? this.estimateUsage(dto, streamedChars);
       const cost = costAt(settled, deployment);
       await this.tokenLimits.settle(reservation, settled, cost);
       if (status === 'completed')
@@ -378,7 +380,8 @@ export class CompletionsService {
     progress: Progress,
   ) {
     try {
-      const team = (await this.teams?.forKey(context.key)) ?? null;
+      // Most keys have no team: no promise to wait on for them.
+      const team = context.key.teamId ? ((await this.teams?.forKey(context.key)) ?? null) : null;
       const deployments = this.router.deploymentsFor(dto.model, context.key, team);
       const reservation = await this.tokenLimits.reserve(context.key, dto, context.setHeaders, {
         team,
@@ -426,10 +429,10 @@ export class CompletionsService {
     };
   }
 
-  private estimateUsage(dto: CreateChatCompletionDto, completion: string): TokenUsage {
+  private estimateUsage(dto: CreateChatCompletionDto, completionChars: number): TokenUsage {
     return {
       promptTokens: estimatePromptTokens(dto.messages),
-      completionTokens: estimateTokens(completion),
+      completionTokens: estimateTokensOfLength(completionChars),
     };
   }
 
