@@ -184,6 +184,8 @@ export class TokenLimitsService {
     const now = Date.now();
     const limits = this.limits.forKey(key);
     const team = context.team ? this.limits.forTeam(context.team) : null;
+    if (!limits.budget && !limits.tokensPerMinute && !limits.spend && !team?.budget && !team?.spend)
+      return [];
     // Both holds start from the same prompt estimate: one pass over the messages.
     const prompt = estimatePromptTokens(request.messages);
     const tokens = reservationTokens(request, this.defaultMaxTokens, prompt);
