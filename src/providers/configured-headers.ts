@@ -8,7 +8,18 @@ import type { DeploymentConfig } from '../config/gateway-config.types';
 export function configuredHeaders(
   deployment: Pick<DeploymentConfig, 'headers'>,
 ): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(deployment.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
-  );
+  const headers = deployment.headers;
+  if (!headers) return NO_HEADERS;
+  // Once per deployment's headers object, not per upstream call: a reloaded config brings new ones.
+  let lowered = LOWERED.get(headers);
+  if (!lowered) {
+    lowered = Object.fromEntries(
+      Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]),
+    );
+    LOWERED.set(headers, lowered);
+  }
+  return lowered;
 }
+
+const NO_HEADERS: Record<string, string> = Object.freeze({});
+const LOWERED = new WeakMap<Record<string, string>, Record<string, string>>();
