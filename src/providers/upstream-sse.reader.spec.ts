@@ -21,8 +21,8 @@ function read<T>(stream: Body, mapper: SseEventMapper<T>, maxEventBytes = 1024) 
 }
 
 /** Every batch, and what failed after them if anything did. */
-async function batchesOf<T>(batches: AsyncIterable<T[]>) {
-  const all: T[][] = [];
+async function batchesOf<T>(batches: AsyncIterable<readonly T[]>) {
+  const all: (readonly T[])[] = [];
   const failure = await (async () => {
     for await (const batch of batches) all.push(batch);
   })().catch((error: unknown) => error);

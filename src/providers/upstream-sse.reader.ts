@@ -54,7 +54,7 @@ export async function* readUpstreamSse<T>(
   signal: AbortSignal,
   options: SseReadOptions,
   mapper: SseEventMapper<T>,
-): AsyncGenerator<T[]> {
+): AsyncGenerator<readonly T[]> {
   const decoder = new TextDecoder('utf-8');
   const pending: UpstreamSseEvent[] = [];
   // The parser buffers an event until its blank line: one endless event must not fill memory.
@@ -62,7 +62,8 @@ export async function* readUpstreamSse<T>(
   const parser = createParser({
     onEvent: (event) => {
       eventBytes = 0;
-      pending.push(event.event ? { event: event.event, data: event.data } : { data: event.data });
+      // The parser's own event object: mappers read only `event` and `data`.
+      pending.push(event);
     },
   });
   const waiter = new BodyWaiter(body);
@@ -108,7 +109,7 @@ export async function* readUpstreamSse<T>(
     }
     ended = true;
     const rest = mapper.end?.();
-    if (rest && rest.length > 0) yield [...rest];
+    if (rest && rest.length > 0) yield rest;
   } finally {
     waiter.dispose();
     if (final) await body.dump?.().catch(() => undefined);
