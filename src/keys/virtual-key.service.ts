@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { GatewayException } from '../common/errors/gateway.exception';
+import { assertBudget } from '../common/time/budget-period';
 import { Prisma, type VirtualKey } from '../generated/prisma/client';
 import { VirtualKeyEvents } from './virtual-key-events';
 import { displayPrefix, generateSecret, hashSecret, SECRET_FORMAT } from './virtual-key-secret';
@@ -230,25 +231,6 @@ function settings(input: VirtualKeySettings) {
     allowedModels: input.allowedModels ?? [],
     ...(input.teamId ? { team: { connect: { id: input.teamId } } } : {}),
   };
-}
-
-/**
- * A budget is an amount (tokens, dollars or both) per period: a period without an amount, or an
- * amount without a period, means nothing.
- */
-export function assertBudget(
-  tokenBudget: number | null,
-  budgetUsd: string | null,
-  budgetPeriod: BudgetPeriod | null,
-): void {
-  const hasAmount = tokenBudget !== null || budgetUsd !== null;
-  if (hasAmount !== (budgetPeriod !== null)) {
-    throw new GatewayException('invalid_parameter', {
-      param: hasAmount ? 'budget_period' : 'token_budget',
-      message:
-        'budget_period is set together with token_budget and/or budget_usd (an amount per day, per month or in total), or all are left empty.',
-    });
-  }
 }
 
 function nameTaken(name: string): GatewayException {

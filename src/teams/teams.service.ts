@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { GatewayException } from '../common/errors/gateway.exception';
-import type { BudgetPeriod } from '../common/time/budget-period';
+import { assertBudget, type BudgetPeriod } from '../common/time/budget-period';
 import { Prisma, type Team } from '../generated/prisma/client';
 import { TeamsRepository } from './teams.repository';
 import type { CreateTeamInput, TeamView, UpdateTeamInput } from './team.types';
@@ -134,21 +134,6 @@ export class TeamsService {
       throw error;
     }
   }
-}
-
-/** As for keys: a period goes with a budget amount (tokens, dollars or both), never alone. */
-function assertBudget(
-  tokenBudget: number | null,
-  budgetUsd: string | null,
-  budgetPeriod: BudgetPeriod | null,
-): void {
-  const hasAmount = tokenBudget !== null || budgetUsd !== null;
-  if (hasAmount !== (budgetPeriod !== null))
-    throw new GatewayException('invalid_parameter', {
-      param: hasAmount ? 'budget_period' : 'token_budget',
-      message:
-        'budget_period is set together with token_budget and/or budget_usd (an amount per day, per month or in total), or all are left empty.',
-    });
 }
 
 function nameTaken(name: string): GatewayException {

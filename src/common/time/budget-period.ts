@@ -1,3 +1,5 @@
+import { GatewayException } from '../errors/gateway.exception';
+
 /** 'total' never renews: a lifetime allowance (docs/spend.md). */
 export const BUDGET_PERIODS = ['day', 'month', 'total'] as const;
 export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
@@ -26,3 +28,22 @@ export function budgetPeriodAt(period: BudgetPeriod, now: number): PeriodWindow 
 }
 
 export const TOTAL_ENDS_AT = 8_640_000_000_000_000;
+
+/**
+ * A key's or a team's budget settings: a period goes with an amount (tokens, dollars or both),
+ * never alone, and an amount never without its period.
+ */
+export function assertBudget(
+  tokenBudget: number | null,
+  budgetUsd: string | null,
+  budgetPeriod: BudgetPeriod | null,
+): void {
+  const hasAmount = tokenBudget !== null || budgetUsd !== null;
+  if (hasAmount !== (budgetPeriod !== null)) {
+    throw new GatewayException('invalid_parameter', {
+      param: hasAmount ? 'budget_period' : 'token_budget',
+      message:
+        'budget_period is set together with token_budget and/or budget_usd (an amount per day, per month or in total), or all are left empty.',
+    });
+  }
+}
