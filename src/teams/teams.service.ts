@@ -9,7 +9,7 @@ import type { CreateTeamInput, TeamView, UpdateTeamInput } from './team.types';
  * How long a team's settings are reused on the request path before they are read again. A change
  * made through this instance applies at once; other instances see it within this time.
  */
-export const TEAM_CACHE_TTL_MS = 5_000;
+const TEAM_CACHE_TTL_MS = 5_000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -143,7 +143,7 @@ function nameTaken(name: string): GatewayException {
   });
 }
 
-export function toView(team: Team): TeamView {
+function toView(team: Team): TeamView {
   return {
     id: team.id,
     name: team.name,

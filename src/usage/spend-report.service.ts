@@ -111,6 +111,6 @@ export class SpendReport {
 }
 
 /** "1.230000000000" -> "1.23": Postgres numeric text, shortened without any float. */
-export function trimDecimal(text: string): string {
+function trimDecimal(text: string): string {
   return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
 }

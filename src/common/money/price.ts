@@ -6,10 +6,10 @@ import { divideUp, formatDecimal, parseDecimal } from './decimal';
  * whole number of 10^-(6 + PRICE_DECIMALS) dollars: with 6 places, pico-dollars. Costs are kept
  * at that scale (COST_DECIMALS) and stored in numeric(30,12): exact for every request.
  */
-export const PRICE_DECIMALS = 6;
+const PRICE_DECIMALS = 6;
 export const COST_DECIMALS = 12;
 /** Dollar budgets: whole micro-dollars in settings, nano-dollars in the limit counters. */
-export const BUDGET_DECIMALS = 6;
+const BUDGET_DECIMALS = 6;
 export const COUNTER_DECIMALS = 9;
 /** 2^53 nano-dollars is about $9.007M: the counters hold integers exactly up to there. */
 export const MAX_BUDGET_USD = '9000000';

@@ -27,7 +27,7 @@ export function budgetPeriodAt(period: BudgetPeriod, now: number): PeriodWindow 
   };
 }
 
-export const TOTAL_ENDS_AT = 8_640_000_000_000_000;
+const TOTAL_ENDS_AT = 8_640_000_000_000_000;
 
 /**
  * A key's or a team's budget settings: a period goes with an amount (tokens, dollars or both),
