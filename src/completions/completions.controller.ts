@@ -33,7 +33,7 @@ export class CompletionsController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<ChatCompletion | AsyncIterable<ChatCompletionChunk[]>> {
     const report = (outcome: CompletionOutcome) => {
-      // Read by the request's log line (pino-options.ts) and by the metrics middleware.
+      // Read by the request's log line (requestLogMiddleware) and by the metrics middleware.
       response.locals[OUTCOME_RECORDED] = true;
       response.locals.log = {
         model: outcome.publicModel,

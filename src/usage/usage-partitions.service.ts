@@ -16,9 +16,11 @@ export interface MaintenanceReport {
 
 /**
  * Keeps usage_records partitioned by UTC month: creates the current and next months'
- * partitions at startup and daily, and with USAGE_RETENTION_MONTHS or USAGE_RETENTION_DAYS > 0
- * drops whole months that fell out of retention (a DROP TABLE, not a slow DELETE). Rows that landed in the default
- * partition because no monthly one existed yet are moved into the new partition.
+ * partitions at startup and daily. With USAGE_RETENTION_MONTHS or USAGE_RETENTION_DAYS > 0 it
+ * drops whole months that fell out of retention (a DROP TABLE, not a slow DELETE) and deletes the
+ * older rows of the month that straddles a mid-month cutoff; the daily rollups are kept. Rows that
+ * landed in the default partition because no monthly one existed yet are moved into the new
+ * partition.
  */
 @Injectable()
 export class UsagePartitions implements OnApplicationBootstrap, OnModuleDestroy {

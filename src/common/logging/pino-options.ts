@@ -16,8 +16,9 @@ const PINO_LEVEL: Record<string, Level> = {
 const QUIET_PATHS = /^\/(health|metrics)(\/|\?|$)/;
 
 /**
- * Secrets that may sit in any object handed to the logger. Request headers are not logged at all
- * (see the `req` serializer); these paths catch a deployment, a key or an error logged as an object.
+ * Secrets that may sit in any object handed to the logger. Request headers are not logged (the
+ * request line carries fixed fields, requestLogMiddleware); the `req.headers` paths stay as a
+ * guard for an object logged elsewhere, the others catch a deployment, a key or an error.
  */
 export const REDACTED_PATHS = [
   'req.headers.authorization',
