@@ -91,7 +91,6 @@ function createFakeUpstream({
     );
   });
   server.keepAliveTimeout = 60_000;
-  server.maxConnections = 0;
   return server;
 }
 
