@@ -16,12 +16,13 @@
 // and p99 against the upstream called directly), JSON at concurrency 32 (autocannon: req/s,
 // latency, CPU per request from /proc/<pid>/stat), streams of UPSTREAM_CHUNKS events at
 // concurrency 1 (added time to first token) and 32 (streams/s, CPU per stream), and finally
-// BENCH_HOLD_STREAMS (1000) streams held open at once. Memory: RSS 2 s after start, idle RSS
-// 15 s after start (BENCH_IDLE_SETTLE_MS after the first), VmRSS after each round (growth), VmHWM
+// BENCH_HOLD_STREAMS (1000) streams held open at once. Memory: RSS 2 s after the last target
+// started, idle RSS BENCH_IDLE_SETTLE_MS (13 s) later, VmRSS after each round (growth), VmHWM
 // (peak) at the end.
 //
 // Output: a table on stdout and BENCH_OUTPUT (bench-results.json). BENCH_QUICK=1: shorter rounds
-// (about 2 minutes in all). BENCH_PROFILE=DIR: the gateway runs with `node --cpu-prof` into DIR.
+// (about 2 minutes in all). BENCH_PROFILE=DIR: no comparison; CPU profiles of the Nest floor and
+// the gateway under JSON and stream load into DIR (profile()).
 const { spawn, execFileSync } = require('node:child_process');
 const { mkdtempSync, writeFileSync, readFileSync, openSync } = require('node:fs');
 const { tmpdir } = require('node:os');

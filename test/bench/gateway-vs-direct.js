@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Benchmark: the same load against a fake OpenAI upstream with a fixed latency, once directly and
 // once through the gateway, on loopback. Reports medians and the gateway/direct ratios, so the
-// figures mean something on any machine. Run with `npm run bench` (it builds first).
+// figures mean something on any machine. Run with `npm run bench:failover` (it builds first).
 //
-//   BENCH_DURATION=10 BENCH_CONNECTIONS=50 BENCH_UPSTREAM_LATENCY_MS=20 npm run bench
+//   BENCH_DURATION=10 BENCH_CONNECTIONS=50 BENCH_UPSTREAM_LATENCY_MS=20 npm run bench:failover
 //
 // BENCH_STREAM=1 measures streamed answers instead: the upstream sends BENCH_STREAM_CHUNKS content
 // events (default 20) BENCH_STREAM_DELAY_MS apart (default 5) after its latency.

@@ -3,7 +3,8 @@ import type { AddressInfo, Socket } from 'node:net';
 
 // The provider-neutral part of a fake upstream: a real HTTP server on a free port that records
 // what the gateway sent, answers from a queue of scripted handlers, and notices early closes.
-// The provider files (anthropic-upstream.ts, gemini-upstream.ts) add their wire format on top.
+// The provider files (openai-upstream.ts, anthropic-upstream.ts, gemini-upstream.ts) add their
+// wire format on top.
 
 export interface RecordedRequest {
   method: string;
