@@ -158,18 +158,7 @@ async function startGateway(name, upstreamUrl, extraEnv, nodeArgs = []) {
         env: { ...gatewayEnv, LOG_LEVEL: 'warn' },
       });
     cli(['db', 'migrate']);
-    const output = execFileSync(
-      process.execPath,
-      [
-        join(ROOT, 'dist', 'cli', 'main.js'),
-        'keys',
-        'create',
-        '--name',
-        `bench-${name}-${Date.now()}`,
-        '--json',
-      ],
-      { env: { ...gatewayEnv, LOG_LEVEL: 'warn' } },
-    );
+    const output = cli(['keys', 'create', '--name', `bench-${name}-${Date.now()}`, '--json']);
     key = JSON.parse(output.toString()).secret;
   }
   const node = [...nodeArgs, join(ROOT, 'dist', 'main.js')];
@@ -191,6 +180,7 @@ async function startGateway(name, upstreamUrl, extraEnv, nodeArgs = []) {
         child,
         pid: child.pid,
         port: Number(port),
+        base: `http://127.0.0.1:${port}/v1`,
         key,
         logFile,
         startMs: Date.now() - started,
@@ -332,9 +322,8 @@ async function profile(upstreamUrl, children) {
       const name = `${targetName}-${shape}`;
       let target;
       if (targetName === 'gateway') {
-        const gateway = await startGateway(name, upstreamUrl, { REDIS_URL: '' }, profileArgs(name));
-        children.push(gateway.child);
-        target = { ...gateway, base: `http://127.0.0.1:${gateway.port}/v1` };
+        target = await startGateway(name, upstreamUrl, { REDIS_URL: '' }, profileArgs(name));
+        children.push(target.child);
       } else {
         target = await startFloor(
           name,
@@ -381,14 +370,14 @@ async function main() {
       targets.push(await startFloor('nest floor', 'nest-floor-proxy.js', upstreamUrl, children));
     const memoryGateway = await startGateway('gateway', upstreamUrl, { REDIS_URL: '' });
     children.push(memoryGateway.child);
-    targets.push({ ...memoryGateway, base: `http://127.0.0.1:${memoryGateway.port}/v1` });
+    targets.push(memoryGateway);
     if (env.BENCH_REDIS_URL) {
       const redisGateway = await startGateway('gateway-redis', upstreamUrl, {
         REDIS_URL: env.BENCH_REDIS_URL,
         REDIS_KEY_PREFIX: `bench-${Date.now()}:`,
       });
       children.push(redisGateway.child);
-      targets.push({ ...redisGateway, base: `http://127.0.0.1:${redisGateway.port}/v1` });
+      targets.push(redisGateway);
     }
     const direct = { name: 'direct', base: upstreamUrl, key: 'sk-bench' };
     await sleep(2000);
