@@ -1,4 +1,3 @@
-import { Client } from 'pg';
 import request from 'supertest';
 import { ADMIN_KEY, adminApi } from './support/admin';
 import { eventually } from './support/eventually';
@@ -18,12 +17,9 @@ describe('teams', () => {
   let upstream: FakeOpenAiUpstream;
   let gateway: TestApp;
   let admin: ReturnType<typeof adminApi>;
-  let database: Client;
 
   beforeAll(async () => {
     upstream = await FakeOpenAiUpstream.start();
-    database = new Client({ connectionString: process.env.DATABASE_URL });
-    await database.connect();
     const deployment = {
       provider: 'openai',
       base_url: upstream.url,
@@ -45,11 +41,12 @@ describe('teams', () => {
 
   afterAll(async () => {
     await gateway.close();
-    await database.end();
     await upstream.close();
   });
 
-  const unique = (name: string) => `${name}-${process.pid}-${Date.now()}`;
+  // Two keys may be made in the same millisecond: the counter keeps their names apart.
+  let made = 0;
+  const unique = (name: string) => `${name}-${process.pid}-${Date.now()}-${++made}`;
 
   async function memberKey(teamId: string, settings: object = {}) {
     const created = await admin.post('/keys', {
