@@ -31,6 +31,7 @@ interface CompletionSeries {
   promptTokens: { inc(value?: number): void };
   completionTokens: { inc(value?: number): void };
   costUsd: { inc(value?: number): void };
+  firstToken: { observe(value: number): void };
 }
 
 /**
@@ -53,6 +54,8 @@ export class MetricsService {
     string,
     CompletionSeries & { labels: LabelValues<'model' | 'deployment'> }
   >();
+  /** The open-streams gauge's child per model, kept like the series above. */
+  private readonly openStreams = new Map<string, { inc(): void; dec(): void }>();
 
   constructor(private readonly gatewayConfig: GatewayConfigService) {
     const registers = [this.registry];
@@ -156,6 +159,7 @@ export class MetricsService {
         promptTokens: this.tokens.labels({ ...labels, type: 'prompt' }),
         completionTokens: this.tokens.labels({ ...labels, type: 'completion' }),
         costUsd: this.cost.labels(labels),
+        firstToken: this.firstToken.labels(labels),
       };
       this.series.set(key, series);
     }
@@ -169,8 +173,7 @@ export class MetricsService {
   }
 
   firstTokenAfter(publicModel: string, deployment: string, ms: number): void {
-    this.firstToken.observe(
-      { model: this.model(publicModel), deployment: this.deployment(deployment) },
+    this.seriesOf(this.model(publicModel), this.deployment(deployment)).firstToken.observe(
       ms / 1000,
     );
   }
@@ -184,11 +187,13 @@ export class MetricsService {
   }
 
   streamOpened(publicModel: string): () => void {
-    const labels = { model: this.model(publicModel) };
-    this.activeStreams.inc(labels);
+    const model = this.model(publicModel);
+    let gauge = this.openStreams.get(model);
+    if (!gauge) this.openStreams.set(model, (gauge = this.activeStreams.labels({ model })));
+    gauge.inc();
     let open = true;
     return () => {
-      if (open) this.activeStreams.dec(labels);
+      if (open) gauge.dec();
       open = false;
     };
   }
