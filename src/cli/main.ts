@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { CliModule } from './cli.module';
 import { BUDGET_PERIODS, BudgetPeriod } from '../keys/virtual-key.types';
 import { createKey, listKeys, migrate, revokeKey, rotateKey, seedKeys } from './commands';
-import { budgetToCounterUnits, MAX_BUDGET_USD } from '../common/money/price';
+import { isBudgetUsd, MAX_BUDGET_USD } from '../common/money/price';
 import { SPEND_GROUPS, type SpendGroupBy } from '../usage/spend-report.service';
 import { createTeam, deleteTeam, listTeams, spend, updateKey, updateTeam } from './spend-commands';
 
@@ -248,8 +248,7 @@ class UsageError extends Error {}
 /** A dollar amount as a decimal string, checked as the admin API checks it; "none" clears. */
 function usd(value: string | undefined): string | null | undefined {
   if (value === undefined || value === 'none') return value === 'none' ? null : undefined;
-  const units = /^\d{1,7}(\.\d{1,6})?$/.test(value) ? budgetToCounterUnits(value) : null;
-  if (units === null || units > Number(MAX_BUDGET_USD) * 1e9)
+  if (!isBudgetUsd(value))
     throw new UsageError(
       `--budget-usd must be US dollars above 0 and at most ${MAX_BUDGET_USD}, with at most 6 decimal places, e.g. 25.50`,
     );

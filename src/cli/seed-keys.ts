@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { budgetToCounterUnits, MAX_BUDGET_USD } from '../common/money/price';
+import { isBudgetUsd, MAX_BUDGET_USD } from '../common/money/price';
 import type { SeedKeyInput } from '../keys/virtual-key.service';
 import { BUDGET_PERIODS, BudgetPeriod } from '../keys/virtual-key.types';
 
@@ -93,14 +93,7 @@ function toSeedInput(entry: DeclaredKey, index: number): SeedKeyInput {
     throw new Error(`${where}: "budget_period" must be one of ${BUDGET_PERIODS.join(', ')}`);
   }
   const budgetUsd = entry.budget_usd ?? null;
-  if (
-    budgetUsd !== null &&
-    !(
-      typeof budgetUsd === 'string' &&
-      /^\d{1,7}(\.\d{1,6})?$/.test(budgetUsd) &&
-      (budgetToCounterUnits(budgetUsd) ?? Infinity) <= Number(MAX_BUDGET_USD) * 1e9
-    )
-  ) {
+  if (budgetUsd !== null && !isBudgetUsd(budgetUsd)) {
     throw new Error(
       `${where}: "budget_usd" must be a decimal string of US dollars above 0 and at most ${MAX_BUDGET_USD}, with at most 6 decimal places`,
     );

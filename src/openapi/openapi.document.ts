@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATEWAY_ERRORS } from '../common/errors/gateway-error-code';
+import { BUDGET_USD_PATTERN, MAX_BUDGET_USD } from '../common/money/price';
 import { CHAT_COMPLETION_SCHEMAS } from './chat-completion.schemas';
 
 // package.json sits two levels up from both src/openapi and dist/openapi (and in the Docker image).
@@ -26,9 +27,8 @@ const errors = (...statuses: number[]) =>
   );
 const USD_BUDGET = {
   type: ['string', 'null'],
-  pattern: '^\\d{1,7}(\\.\\d{1,6})?$',
-  description:
-    'US dollars per budget_period as a decimal string (at most 6 decimal places, above 0, at most 9000000); see docs/spend.md.',
+  pattern: BUDGET_USD_PATTERN.source,
+  description: `US dollars per budget_period as a decimal string (at most 6 decimal places, above 0, at most ${MAX_BUDGET_USD}); see docs/spend.md.`,
 };
 const adminKeyBody = {
   type: 'object',

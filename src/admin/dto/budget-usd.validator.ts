@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { IsString, Matches, ValidateBy } from 'class-validator';
-import { budgetToCounterUnits, MAX_BUDGET_USD } from '../../common/money/price';
+import { BUDGET_USD_PATTERN, isBudgetUsd, MAX_BUDGET_USD } from '../../common/money/price';
 
 const MESSAGE = `$property must be a decimal string of US dollars above 0 and at most ${MAX_BUDGET_USD}, with at most 6 decimal places, e.g. "25.50"`;
 
@@ -12,15 +12,11 @@ const MESSAGE = `$property must be a decimal string of US dollars above 0 and at
 export function IsBudgetUsd(): PropertyDecorator {
   return applyDecorators(
     IsString({ message: MESSAGE }),
-    Matches(/^\d{1,7}(\.\d{1,6})?$/, { message: MESSAGE }),
+    Matches(BUDGET_USD_PATTERN, { message: MESSAGE }),
     ValidateBy({
       name: 'isBudgetUsd',
       validator: {
-        validate: (value: unknown) => {
-          if (typeof value !== 'string') return false;
-          const units = budgetToCounterUnits(value);
-          return units !== null && units <= Number(MAX_BUDGET_USD) * 1e9;
-        },
+        validate: (value: unknown) => isBudgetUsd(value),
         defaultMessage: () => MESSAGE,
       },
     }),

@@ -99,6 +99,20 @@ export function picoToCounterUnits(pico: bigint): number {
   return Number(divideUp(pico, 1000n));
 }
 
+/** Decimal US dollars as budgets take them: up to 7 whole digits and 6 places, never a number. */
+export const BUDGET_USD_PATTERN = /^\d{1,7}(\.\d{1,6})?$/;
+
+/**
+ * A valid dollar budget: a decimal string above 0 and at most MAX_BUDGET_USD, so the nano-dollar
+ * limit counters hold it exactly (docs/spend.md, "Exactness"). The admin API, the CLI and the
+ * seed file all check budgets with this.
+ */
+export function isBudgetUsd(value: unknown): value is string {
+  if (typeof value !== 'string' || !BUDGET_USD_PATTERN.test(value)) return false;
+  const units = budgetToCounterUnits(value);
+  return units !== null && units <= Number(MAX_BUDGET_USD) * 1e9;
+}
+
 /** A budget setting ("25.50") in counter units (nano-dollars); null when not a valid amount. */
 export function budgetToCounterUnits(usd: string): number | null {
   const micro = parseDecimal(usd, BUDGET_DECIMALS);
