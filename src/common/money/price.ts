@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { TokenUsage } from '../tokens/token-usage';
 import { divideUp, formatDecimal, parseDecimal } from './decimal';
 
 /**
@@ -34,15 +35,6 @@ export interface Price {
   version: string;
 }
 
-/** The token counts a cost is computed from; the classes are shares of the two totals. */
-export interface TokenCounts {
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens?: number;
-  cacheWriteTokens?: number;
-  reasoningTokens?: number;
-}
-
 /**
  * The effective price from the config's decimal strings; absent classes fall back to `input`
  * (cached_input, cache_write) or `output` (reasoning). Throws on a malformed string: the config
@@ -74,7 +66,7 @@ export function toPrice(raw: Partial<Record<PriceClass, string>>): Price {
  * cache-write shares; plain output what remains after reasoning. A share larger than its total
  * (a provider bug) is capped, so no class is ever counted negative.
  */
-export function costOf(usage: TokenCounts, price: Price): bigint {
+export function costOf(usage: TokenUsage, price: Price): bigint {
   const prompt = whole(usage.promptTokens);
   const cached = Math.min(whole(usage.cachedTokens), prompt);
   const cacheWrite = Math.min(whole(usage.cacheWriteTokens), prompt - cached);
