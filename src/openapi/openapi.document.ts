@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATEWAY_ERRORS } from '../common/errors/gateway-error-code';
 import { BUDGET_USD_PATTERN, MAX_BUDGET_USD } from '../common/money/price';
+import { BUDGET_PERIODS } from '../common/time/budget-period';
 import { CHAT_COMPLETION_SCHEMAS } from './chat-completion.schemas';
 
 // package.json sits two levels up from both src/openapi and dist/openapi (and in the Docker image).
@@ -39,7 +40,7 @@ const adminKeyBody = {
     tpm_limit: { type: ['integer', 'null'], minimum: 0 },
     token_budget: { type: ['integer', 'null'], minimum: 0 },
     budget_usd: USD_BUDGET,
-    budget_period: { type: ['string', 'null'], enum: ['day', 'month', 'total', null] },
+    budget_period: { type: ['string', 'null'], enum: [...BUDGET_PERIODS, null] },
     team_id: {
       type: ['string', 'null'],
       format: 'uuid',
@@ -54,7 +55,7 @@ const adminTeamBody = {
     name: { type: 'string' },
     budget_usd: USD_BUDGET,
     token_budget: { type: ['integer', 'null'], minimum: 1 },
-    budget_period: { type: ['string', 'null'], enum: ['day', 'month', 'total', null] },
+    budget_period: { type: ['string', 'null'], enum: [...BUDGET_PERIODS, null] },
     allowed_models: { type: ['array', 'null'], items: { type: 'string' } },
   },
 };
