@@ -1,7 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import request from 'supertest';
-import { VirtualKeyService } from '../src/keys/virtual-key.service';
 import type { CreateVirtualKeyInput } from '../src/keys/virtual-key.types';
 import { eventually } from './support/eventually';
 import { testRedisNamespace, TEST_REDIS_URL } from './support/redis';
@@ -50,12 +48,9 @@ function models() {
   };
 }
 
-async function createKey(app: TestApp, input: Partial<CreateVirtualKeyInput> = {}) {
-  const { key, secret } = await app.app
-    .get(VirtualKeyService)
-    // No request-rate limit: only the dollar budget decides.
-    .create({ name: `spend-${randomUUID()}`, rpmLimit: 0, ...input });
-  return { id: key.id, secret };
+function createKey(app: TestApp, input: Partial<CreateVirtualKeyInput> = {}) {
+  // No request-rate limit: only the dollar budget decides.
+  return app.createKeyWithId({ rpmLimit: 0, ...input });
 }
 
 function chat(app: TestApp, secret: string, body: object = {}) {

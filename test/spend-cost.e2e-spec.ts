@@ -2,7 +2,6 @@ import OpenAI from 'openai';
 import { Client } from 'pg';
 import request from 'supertest';
 import { costOf, formatUsd, toPrice } from '../src/common/money/price';
-import { VirtualKeyService } from '../src/keys/virtual-key.service';
 import {
   anthropicAnswer,
   ANTHROPIC_TEST_KEY,
@@ -95,11 +94,7 @@ describe('cost per request', () => {
       },
       env: { USAGE_FLUSH_INTERVAL_MS: '50', SSE_HEARTBEAT_MS: '0' },
     });
-    const created = await gateway.app
-      .get(VirtualKeyService)
-      .create({ name: `cost-${process.pid}-${Date.now()}` });
-    secret = created.secret;
-    keyId = created.key.id;
+    ({ id: keyId, secret } = await gateway.createKeyWithId());
   });
 
   afterAll(async () => {

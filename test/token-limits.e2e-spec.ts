@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import OpenAI from 'openai';
 import request from 'supertest';
-import { VirtualKeyService } from '../src/keys/virtual-key.service';
 import type { CreateVirtualKeyInput } from '../src/keys/virtual-key.types';
 import { testRedisNamespace, TEST_REDIS_URL } from './support/redis';
 import { startTestApp, TestApp } from './support/test-app';
@@ -41,14 +39,8 @@ function models() {
   };
 }
 
-async function createKey(
-  app: TestApp,
-  input: Partial<CreateVirtualKeyInput> = {},
-): Promise<{ id: string; secret: string }> {
-  const { key, secret } = await app.app
-    .get(VirtualKeyService)
-    .create({ name: `tokens-${randomUUID()}`, ...input });
-  return { id: key.id, secret };
+function createKey(app: TestApp, input: Partial<CreateVirtualKeyInput> = {}) {
+  return app.createKeyWithId(input);
 }
 
 function chat(app: TestApp, secret: string, body: object = {}) {

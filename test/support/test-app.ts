@@ -25,6 +25,8 @@ export interface TestApp {
   /** Base URL of the listening gateway, e.g. http://127.0.0.1:41234 */
   url: string;
   createKey(input?: Partial<CreateVirtualKeyInput>): Promise<string>;
+  /** The same, with the key's id, for tests that look the key up (usage rows, counters). */
+  createKeyWithId(input?: Partial<CreateVirtualKeyInput>): Promise<{ id: string; secret: string }>;
   close(): Promise<void>;
 }
 
@@ -54,16 +56,18 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   await afterListen(app);
   const { port } = app.getHttpServer().address() as AddressInfo;
   const keys = app.get(VirtualKeyService);
+  const createKeyWithId = async (input: Partial<CreateVirtualKeyInput> = {}) => {
+    const { key, secret } = await keys.create({
+      name: `test-key-${process.pid}-${Date.now()}-${keyCounter++}`,
+      ...input,
+    });
+    return { id: key.id, secret };
+  };
   return {
     app,
     url: `http://127.0.0.1:${port}`,
-    async createKey(input = {}) {
-      const { secret } = await keys.create({
-        name: `test-key-${process.pid}-${Date.now()}-${keyCounter++}`,
-        ...input,
-      });
-      return secret;
-    },
+    createKey: async (input = {}) => (await createKeyWithId(input)).secret,
+    createKeyWithId,
     close: () => app.close(),
   };
 }
