@@ -10,6 +10,7 @@ import { Logger as PinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { afterListen, configureApp } from './app.setup';
 import { StartupLogger } from './common/logging/startup.logger';
+import { collectStartupGarbage } from './common/runtime/startup-garbage';
 import { logLevelsFrom, validateEnvironment } from './config/env.validation';
 
 async function bootstrap(): Promise<void> {
@@ -30,6 +31,7 @@ async function bootstrap(): Promise<void> {
   const config = app.get(ConfigService);
   const port = config.getOrThrow<number>('PORT');
   const host = config.getOrThrow<string>('HOST');
+  collectStartupGarbage();
   try {
     await app.listen(port, host);
   } catch (error) {
