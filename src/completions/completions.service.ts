@@ -385,11 +385,7 @@ export class CompletionsService {
       const deployments = this.router.deploymentsFor(dto.model, context.key, team);
       const reservation = await this.tokenLimits.reserve(context.key, dto, context.setHeaders, {
         team,
-        candidates: deployments.map((deployment) => ({
-          price: deployment.price,
-          // Anthropic is sent default_max_tokens when the request has no cap (docs/spend.md).
-          maxTokens: deployment.provider === 'anthropic' ? deployment.defaultMaxTokens : undefined,
-        })),
+        candidates: this.router.pricedCandidatesFor(deployments),
       });
       return { deployments, reservation };
     } catch (error) {

@@ -1,6 +1,10 @@
 import { parseGatewayConfig } from '../config/gateway-config.loader';
 import { GatewayConfigService } from '../config/gateway-config.service';
+import { ConfigService } from '@nestjs/config';
+import { AnthropicAdapter } from '../providers/anthropic/anthropic.adapter';
+import { OpenAiCompatibleAdapter } from '../providers/openai/openai.adapter';
 import { ProviderRegistry } from '../providers/provider-registry.service';
+import { UpstreamHttpClient } from '../providers/upstream-http.client';
 import { UpstreamError, upstreamErrorFromStatus } from '../common/errors/upstream.error';
 import { DeploymentHealthService } from './deployment-health.service';
 import { DeploymentRouter, isRetryable } from './deployment-router.service';
@@ -26,6 +30,45 @@ describe('DeploymentRouter', () => {
     return { health, router: new DeploymentRouter(config, new ProviderRegistry([]), health) };
   };
   const deployments = config.deploymentsFor('m')!;
+
+  it("gives a dollar hold each deployment's price and the cap its adapter sends when a request has none", () => {
+    const price = { input: '3', output: '15' };
+    const upstream = { base_url: 'http://127.0.0.1:9', api_key: 'k', model: 'x' };
+    const priced = new GatewayConfigService(
+      parseGatewayConfig(
+        {
+          models: {
+            m: [
+              {
+                provider: 'anthropic',
+                name: 'claude',
+                ...upstream,
+                price,
+                default_max_tokens: 2048,
+              },
+              { provider: 'openai', name: 'gpt', ...upstream, price },
+            ],
+          },
+        },
+        {},
+      ),
+    );
+    const http = new UpstreamHttpClient(new ConfigService({}));
+    const registry = new ProviderRegistry([
+      new AnthropicAdapter(http),
+      new OpenAiCompatibleAdapter(http),
+    ]);
+    const router = new DeploymentRouter(priced, registry, new DeploymentHealthService());
+    const list = priced.deploymentsFor('m')!;
+
+    const candidates = router.pricedCandidatesFor(list);
+
+    expect(candidates.map((c) => c.maxTokens)).toEqual([2048, undefined]);
+    expect(candidates.map((c) => c.price)).toEqual(list.map((d) => d.price));
+    expect(candidates[0].price).not.toBeNull();
+    // Worked out once per deployment list of the loaded config, not per request.
+    expect(router.pricedCandidatesFor(list)).toBe(candidates);
+  });
 
   it('retries connection failures, timeouts, 429, 5xx and a refused provider key, never another 4xx', () => {
     expect(isRetryable(new UpstreamError('unavailable', 'ECONNREFUSED'))).toBe(true);

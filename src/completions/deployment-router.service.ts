@@ -7,6 +7,7 @@ import type { DeploymentConfig } from '../config/gateway-config.types';
 import { GatewayConfigService } from '../config/gateway-config.service';
 import { GatewayException } from '../common/errors/gateway.exception';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
+import type { PricedCandidate } from '../limits/token-reservation';
 import { ProviderRegistry } from '../providers/provider-registry.service';
 import type { ProviderAdapter } from '../providers/provider-adapter.interface';
 import { UpstreamError } from '../common/errors/upstream.error';
@@ -56,6 +57,8 @@ const DEFAULTS: RouterSettings = {
 export class DeploymentRouter {
   private readonly logger = new Logger(DeploymentRouter.name);
   readonly settings: RouterSettings;
+  /** Per deployment list of the loaded config; a reload brings new lists, and these go with the old. */
+  private readonly pricedCandidates = new WeakMap<DeploymentConfig[], PricedCandidate[]>();
 
   constructor(
     private readonly config: GatewayConfigService,
@@ -101,6 +104,19 @@ export class DeploymentRouter {
       });
     }
     return deployments;
+  }
+
+  /** What a dollar hold must cover for each deployment a request may be routed to. */
+  pricedCandidatesFor(deployments: DeploymentConfig[]): PricedCandidate[] {
+    let candidates = this.pricedCandidates.get(deployments);
+    if (!candidates) {
+      candidates = deployments.map((deployment) => ({
+        price: deployment.price,
+        maxTokens: this.registry.adapterFor(deployment).impliedMaxTokens?.(deployment),
+      }));
+      this.pricedCandidates.set(deployments, candidates);
+    }
+    return candidates;
   }
 
   /**

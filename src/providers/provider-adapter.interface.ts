@@ -104,6 +104,12 @@ export interface ProviderAdapter {
    * per-stream SseEventMapper of their own: one async generator step per socket read.
    */
   stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamBatch>>;
+  /**
+   * The completion cap this adapter sends a deployment when the request sets none, for a provider
+   * that needs one (Anthropic's `max_tokens`). A dollar hold covers that many output tokens
+   * (docs/spend.md); without this method the provider decides and the hold uses its default.
+   */
+  impliedMaxTokens?(deployment: DeploymentConfig): number;
 }
 
 // Interface and DI token share a name, as ThrottlerStorage does.

@@ -10,6 +10,7 @@ import type {
 import { UpstreamHttpClient } from '../upstream-http.client';
 import { readUpstreamSse, SseEventMapper } from '../upstream-sse.reader';
 import { UpstreamError } from '../../common/errors/upstream.error';
+import type { DeploymentConfig } from '../../config/gateway-config.types';
 import {
   AnthropicStreamMapper,
   anthropicErrorFromResponse,
@@ -43,13 +44,21 @@ export class AnthropicAdapter implements ProviderAdapter {
     );
   }
 
+  /** Anthropic requires `max_tokens`: the deployment's `default_max_tokens` fills it in. */
+  impliedMaxTokens(deployment: DeploymentConfig): number {
+    return deployment.defaultMaxTokens;
+  }
+
   private send(request: UpstreamChatRequest, stream: boolean) {
     const { deployment } = request;
     return this.http.post({
       url: anthropicUrl(deployment),
       headers: anthropicHeaders(deployment, request.requestId),
       body: JSON.stringify(
-        buildAnthropicRequest(request, { stream, defaultMaxTokens: deployment.defaultMaxTokens }),
+        buildAnthropicRequest(request, {
+          stream,
+          defaultMaxTokens: this.impliedMaxTokens(deployment),
+        }),
       ),
       timeoutMs: deployment.timeoutMs,
       signal: request.signal,
