@@ -310,7 +310,15 @@ describe('teams and spend on the CLI (docs/spend.md)', () => {
     expect(JSON.parse(lines[0]).team_id).toBeNull();
     lines = [];
     await listTeams(cli, false, io);
-    expect(lines.some((line) => line.includes(team.name) && line.includes('20'))).toBe(true);
+    expect(lines[0]).toBe('ID\tNAME\tBUDGET_USD\tTOKEN_BUDGET\tPERIOD\tMODELS');
+    expect(lines.find((line) => line.startsWith(`${team.id}\t`))?.split('\t')).toEqual([
+      team.id,
+      team.name,
+      '20',
+      '1000000',
+      'month',
+      'alpha-k3',
+    ]);
     lines = [];
     await deleteTeam(cli, team.name, io);
     expect(lines[0]).toMatch(/1 key\(s\) left it/);
