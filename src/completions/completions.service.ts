@@ -65,7 +65,6 @@ interface Failure {
   deployment: DeploymentConfig | null;
   error: unknown;
   usage: TokenUsage;
-  cost: bigint | null;
   /** The status already sent to the client, when the failure came after it. */
   sentStatus?: number;
 }
@@ -170,12 +169,7 @@ export class CompletionsService {
     } catch (error) {
       // Nothing reached the client, so nothing is charged.
       await this.tokenLimits.settle(reservation, NO_USAGE);
-      this.recordFailure(progress, {
-        deployment: attempted,
-        error,
-        usage: NO_USAGE,
-        cost: costAt(NO_USAGE, attempted),
-      });
+      this.recordFailure(progress, { deployment: attempted, error, usage: NO_USAGE });
       throw error;
     }
   }
@@ -232,12 +226,7 @@ export class CompletionsService {
       );
     } catch (error) {
       await this.tokenLimits.settle(reservation, NO_USAGE);
-      this.recordFailure(progress, {
-        deployment: attempted,
-        error,
-        usage: NO_USAGE,
-        cost: costAt(NO_USAGE, attempted),
-      });
+      this.recordFailure(progress, { deployment: attempted, error, usage: NO_USAGE });
       throw error;
     }
     const { result, deployment } = opened;
@@ -346,7 +335,6 @@ export class CompletionsService {
           deployment,
           error: failure,
           usage: settled,
-          cost,
           sentStatus: yielded ? 200 : undefined,
         });
       else
@@ -434,8 +422,10 @@ export class CompletionsService {
 
   private recordFailure(
     progress: Progress,
-    { deployment, error, usage, cost, sentStatus }: Failure,
+    { deployment, error, usage, sentStatus }: Failure,
   ): void {
+    // Off the success path, so worked out here rather than handed down by every caller.
+    const cost = costAt(usage, deployment);
     if (isDisconnect(error, progress.context.signal)) {
       this.record(progress, {
         deployment,
