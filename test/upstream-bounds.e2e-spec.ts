@@ -44,6 +44,12 @@ describe('bounded upstream answers', () => {
     });
   });
 
+  /** What the official client throws for a completion that fails (it is not retried). */
+  const completionError = (model: string, stream = false) =>
+    client.chat.completions
+      .create({ model, messages: question, ...(stream ? { stream: true } : {}) })
+      .catch((e: unknown) => e) as Promise<APIError>;
+
   afterAll(async () => {
     await gateway?.close();
     await upstream?.close();
@@ -53,9 +59,7 @@ describe('bounded upstream answers', () => {
     const sent = { bytes: 0 };
     upstream.next(endlessJson(sent));
     const aborted = upstream.waitForAbort();
-    const error = (await client.chat.completions
-      .create({ model: 'alpha-k3', messages: question })
-      .catch((e: unknown) => e)) as APIError;
+    const error = await completionError('alpha-k3');
     expect(error).toBeInstanceOf(APIError);
     expect(error.status).toBe(502);
     expect(error.code).toBe('upstream_error');
@@ -74,9 +78,7 @@ describe('bounded upstream answers', () => {
       response.write('{"id":"');
     });
     const aborted = upstream.waitForAbort();
-    const error = (await client.chat.completions
-      .create({ model: 'alpha-k3', messages: question })
-      .catch((e: unknown) => e)) as APIError;
+    const error = await completionError('alpha-k3');
     expect(error.status).toBe(502);
     expect(error.code).toBe('upstream_error');
     await aborted;
@@ -90,9 +92,7 @@ describe('bounded upstream answers', () => {
     });
     const aborted = upstream.waitForAbort();
     const started = Date.now();
-    const error = (await client.chat.completions
-      .create({ model: 'alpha-short', messages: question })
-      .catch((e: unknown) => e)) as APIError;
+    const error = await completionError('alpha-short');
     expect(error.status).toBe(504);
     expect(error.code).toBe('upstream_timeout');
     expect(Date.now() - started).toBeLessThan(2_000);
@@ -105,9 +105,7 @@ describe('bounded upstream answers', () => {
       await writeSlowly(response, ' ', 100, 50);
     });
     const aborted = upstream.waitForAbort();
-    const error = (await client.chat.completions
-      .create({ model: 'alpha-short', messages: question })
-      .catch((e: unknown) => e)) as APIError;
+    const error = await completionError('alpha-short');
     expect(error.status).toBe(504);
     expect(error.code).toBe('upstream_timeout');
     await aborted;
@@ -120,9 +118,7 @@ describe('bounded upstream answers', () => {
       await writeUntilClosed(response, 'x'.repeat(64 * 1024));
     });
     const aborted = upstream.waitForAbort();
-    const error = (await client.chat.completions
-      .create({ model: 'alpha-k3', messages: question, stream: true })
-      .catch((e: unknown) => e)) as APIError;
+    const error = await completionError('alpha-k3', true);
     expect(error.status).toBe(502);
     expect(error.code).toBe('upstream_error');
     await aborted;
