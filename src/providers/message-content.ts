@@ -17,11 +17,9 @@ export function contentTextLength(content: MessageContent | null | undefined): n
   if (content == null) return 0;
   if (typeof content === 'string') return content.length;
   let length = 0;
-  let parts = 0;
   for (const part of content) {
-    if (part.type !== 'text') continue;
-    length += part.text.length;
-    parts++;
+    // The newline contentText() puts before a part once it has some text.
+    if (part.type === 'text') length += (length === 0 ? 0 : 1) + part.text.length;
   }
-  return parts === 0 ? 0 : length + parts - 1;
+  return length;
 }
