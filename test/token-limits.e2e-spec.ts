@@ -1,7 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import OpenAI from 'openai';
 import request from 'supertest';
-import type { CreateVirtualKeyInput } from '../src/keys/virtual-key.types';
 import { testRedisNamespace, TEST_REDIS_URL } from './support/redis';
 import { startTestApp, TestApp } from './support/test-app';
 import {
@@ -37,10 +36,6 @@ function models() {
       },
     ],
   };
-}
-
-function createKey(app: TestApp, input: Partial<CreateVirtualKeyInput> = {}) {
-  return app.createKeyWithId(input);
 }
 
 function chat(app: TestApp, secret: string, body: object = {}) {
@@ -84,7 +79,7 @@ describe('tokens per minute', () => {
   afterAll(() => gateway.close());
 
   it('reserves prompt estimate + max_tokens (or the default) and settles to the real usage', async () => {
-    const key = await createKey(gateway, { tpmLimit: 1000 });
+    const key = await gateway.createKeyWithId({ tpmLimit: 1000 });
     upstream.next(completion('ok', { prompt_tokens: 9, completion_tokens: 12 }));
     const first = await chat(gateway, key.secret, { max_tokens: 50 });
     expect(first.status).toBe(200);
@@ -101,7 +96,7 @@ describe('tokens per minute', () => {
 
   it('without max_tokens, reserves the default only as far as the minute has room', async () => {
     // A limit below prompt + default (10 + 100): the key must still be usable without max_tokens.
-    const key = await createKey(gateway, { tpmLimit: 60 });
+    const key = await gateway.createKeyWithId({ tpmLimit: 60 });
     for (let i = 0; i < 3; i++) {
       upstream.next(completion('ok', { prompt_tokens: 9, completion_tokens: 1 }));
       const response = await chat(gateway, key.secret);
@@ -115,7 +110,7 @@ describe('tokens per minute', () => {
   });
 
   it('sends no token headers for a key without a token limit', async () => {
-    const key = await createKey(gateway);
+    const key = await gateway.createKeyWithId();
     const response = await chat(gateway, key.secret);
     expect(response.status).toBe(200);
     expect(response.headers['x-ratelimit-limit-tokens']).toBeUndefined();
@@ -123,7 +118,7 @@ describe('tokens per minute', () => {
   });
 
   it('refuses with token_rate_limit_exceeded and Retry-After when the minute has no room left', async () => {
-    const key = await createKey(gateway, { tpmLimit: 100 });
+    const key = await gateway.createKeyWithId({ tpmLimit: 100 });
     upstream.next(completion('long answer', { prompt_tokens: 9, completion_tokens: 71 }));
     expect((await chat(gateway, key.secret, { max_tokens: 50 })).status).toBe(200);
     const upstreamCalls = upstream.requests.length;
@@ -140,7 +135,7 @@ describe('tokens per minute', () => {
   });
 
   it('refuses for good a request that reserves more than the whole limit', async () => {
-    const key = await createKey(gateway, { tpmLimit: 50 });
+    const key = await gateway.createKeyWithId({ tpmLimit: 50 });
     const refused = await chat(gateway, key.secret, { max_tokens: 100 });
     expect(refused.status).toBe(429);
     expect(refused.body.error.code).toBe('token_rate_limit_exceeded');
@@ -150,7 +145,7 @@ describe('tokens per minute', () => {
   });
 
   it('settles a completed stream to the usage the provider reported', async () => {
-    const key = await createKey(gateway, { tpmLimit: 1000 });
+    const key = await gateway.createKeyWithId({ tpmLimit: 1000 });
     upstream.next(
       streamAnswer({ pieces: ['a', 'b'], usage: { prompt_tokens: 7, completion_tokens: 3 } }),
     );
@@ -161,7 +156,7 @@ describe('tokens per minute', () => {
   });
 
   it('settles an aborted stream to what was streamed before the client left', async () => {
-    const key = await createKey(gateway, { tpmLimit: 1000 });
+    const key = await gateway.createKeyWithId({ tpmLimit: 1000 });
     // One content chunk, then silence until the gateway hangs up.
     upstream.next((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -202,7 +197,7 @@ describe('tokens per minute', () => {
   });
 
   it('gives the reservation back when the provider fails', async () => {
-    const key = await createKey(gateway, { tpmLimit: 1000 });
+    const key = await gateway.createKeyWithId({ tpmLimit: 1000 });
     upstream.next(
       errorResponse(400, { error: { message: 'bad request', type: 'invalid_request_error' } }),
     );
@@ -228,7 +223,7 @@ describe('token budget per period', () => {
   });
 
   it('answers budget_exceeded with x-should-retry: false once the budget is spent, on every instance', async () => {
-    const key = await createKey(gateway);
+    const key = await gateway.createKeyWithId();
     // Each answer uses 21 tokens. Four fit (84), a fifth reserving 15 still fits (99) and
     // settles to 105: over the budget, so the sixth is refused.
     for (let i = 0; i < 4; i++)
@@ -255,7 +250,7 @@ describe('token budget per period', () => {
   });
 
   it('is not retried by the official client, whose default would retry a 429 twice', async () => {
-    const key = await createKey(gateway);
+    const key = await gateway.createKeyWithId();
     upstream.next(completion('spend it all', { prompt_tokens: 50, completion_tokens: 60 }));
     expect((await chat(gateway, key.secret, { max_tokens: 20 })).status).toBe(200);
 
@@ -277,7 +272,7 @@ describe('token budget per period', () => {
   });
 
   it('tells a request that does not fit the budget left how much is left', async () => {
-    const key = await createKey(gateway);
+    const key = await gateway.createKeyWithId();
     const refused = await chat(gateway, key.secret, { max_tokens: 200 });
     expect(refused.status).toBe(429);
     expect(refused.body.error.code).toBe('budget_exceeded');
@@ -287,7 +282,7 @@ describe('token budget per period', () => {
   });
 
   it('keeps a spent budget across a gateway restart (the count lives in Redis)', async () => {
-    const key = await createKey(gateway);
+    const key = await gateway.createKeyWithId();
     upstream.next(completion('spend it all', { prompt_tokens: 50, completion_tokens: 60 }));
     expect((await chat(gateway, key.secret, { max_tokens: 20 })).status).toBe(200);
     await peer.close();
