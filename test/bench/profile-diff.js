@@ -6,6 +6,7 @@
 // the design's floor, function by function.
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
+const { functionKey } = require('./profile-frames');
 
 const dir = process.argv[2];
 const top = Number(process.argv[3] ?? 40);
@@ -27,22 +28,13 @@ function selfPerRequest({ file, requests, measuredS }) {
     const delta = profile.timeDeltas[i];
     time += delta;
     if (time < from) continue;
-    const { functionName, url } = nodes.get(profile.samples[i]).callFrame;
-    if (functionName === '(idle)') continue;
-    const key = `${functionName || '(anonymous)'} ${where(url)}`;
+    const { callFrame } = nodes.get(profile.samples[i]);
+    if (callFrame.functionName === '(idle)') continue;
+    const key = functionKey(callFrame);
     self.set(key, (self.get(key) ?? 0) + delta);
   }
   for (const [key, us] of self) self.set(key, us / requests);
   return self;
-}
-
-function where(url) {
-  if (url.includes('/node_modules/')) {
-    const parts = url.split('/node_modules/').pop().split('/');
-    return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
-  }
-  const dist = url.indexOf('/dist/');
-  return dist >= 0 ? `gateway:${url.slice(dist + 6)}` : url;
 }
 
 const sum = (map) => [...map.values()].reduce((a, b) => a + b, 0);

@@ -3,6 +3,7 @@
 // self time by module (npm package, or file of the gateway's own code) and by function.
 //   node test/bench/profile-summary.js DIR/CPU.*.cpuprofile [top=25]
 const { readFileSync } = require('node:fs');
+const { functionKey, moduleOf } = require('./profile-frames');
 
 const [file, topArg] = process.argv.slice(2);
 const top = Number(topArg ?? 25);
@@ -16,15 +17,6 @@ profile.samples.forEach((id, i) => {
 });
 const total = [...self.values()].reduce((a, b) => a + b, 0);
 
-function moduleOf(url) {
-  if (!url) return '(native / V8)';
-  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
-  if (pkg) return pkg[1];
-  if (url.startsWith('node:')) return url.split('/').slice(0, 2).join('/');
-  const own = /\/dist\/(.+)$/.exec(url);
-  return own ? `gateway:${own[1]}` : url;
-}
-
 const modules = new Map();
 const functions = new Map();
 for (const [id, us] of self) {
@@ -34,7 +26,7 @@ for (const [id, us] of self) {
     ? name
     : moduleOf(callFrame.url);
   modules.set(module, (modules.get(module) ?? 0) + us);
-  const key = `${name}  ${moduleOf(callFrame.url)}:${callFrame.lineNumber + 1}`;
+  const key = functionKey(callFrame);
   functions.set(key, (functions.get(key) ?? 0) + us);
 }
 // Layers: each sample goes to the deepest frame on its stack that belongs to a known layer, so
