@@ -1,5 +1,7 @@
 // First: V8 flags must be set before any WebAssembly is compiled and before the heap grows.
 import './common/runtime/v8-flags';
+// Before anything else imports @nestjs/common: it loads with its date formatters deferred.
+import './common/runtime/nest-common.preload';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
