@@ -1,0 +1,71 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..');
+/** The size of the base64 text of Prisma's query compiler (2.3 MB); nothing else comes near. */
+const COMPILER_TEXT = 2_000_000;
+
+/** Sizes of the strings of at least `min` bytes alive in a heap snapshot. */
+function largeStrings(snapshotFile: string, min: number): number[] {
+  const snapshot = JSON.parse(readFileSync(snapshotFile, 'utf8')) as {
+    snapshot: { meta: { node_fields: string[]; node_types: [string[]] } };
+    nodes: number[];
+  };
+  const { node_fields: fields, node_types: types } = snapshot.snapshot.meta;
+  const width = fields.length;
+  const type = fields.indexOf('type');
+  const size = fields.indexOf('self_size');
+  const sizes: number[] = [];
+  for (let i = 0; i < snapshot.nodes.length; i += width) {
+    if (types[0][snapshot.nodes[i + type]] === 'string' && snapshot.nodes[i + size] >= min)
+      sizes.push(snapshot.nodes[i + size]);
+  }
+  return sizes;
+}
+
+// scripts/prisma-generate.js rewrites how the generated client loads its query compiler, so that
+// the module of base64 text it is read from is freed once compiled (docs/performance.md, "Fifth
+// pass"). This runs the built client in a plain Node process, where modules are cached as in
+// production (Jest has its own module registry).
+describe("Prisma's query compiler text (built client)", () => {
+  beforeAll(() => {
+    execFileSync(
+      process.execPath,
+      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+      { cwd: ROOT },
+    );
+  }, 120_000);
+
+  it('is neither cached nor alive after the first query', () => {
+    const snapshotFile = join(mkdtempSync(join(tmpdir(), 'prisma-compiler-')), 'heap.heapsnapshot');
+    const script = `
+      const { writeHeapSnapshot } = require('node:v8');
+      const { PrismaPg } = require('@prisma/adapter-pg');
+      const { PrismaClient } = require('./dist/generated/prisma/client');
+      (async () => {
+        const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: process.env.DATABASE_URL }) });
+        const keys = await prisma.virtualKey.count();
+        const cached = Object.keys(require.cache).filter((path) => path.includes('wasm-base64'));
+        writeHeapSnapshot(process.env.SNAPSHOT);
+        await prisma.$disconnect();
+        process.stdout.write(JSON.stringify({ keys, cached }));
+      })();
+    `;
+    const output = execFileSync(process.execPath, ['-e', script], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH,
+        DATABASE_URL: process.env.DATABASE_URL,
+        SNAPSHOT: snapshotFile,
+      },
+    }).toString();
+
+    const { keys, cached } = JSON.parse(output) as { keys: number; cached: string[] };
+    expect(typeof keys).toBe('number');
+    expect(cached).toEqual([]);
+    // A heap snapshot collects garbage first, so what it holds is alive.
+    expect(largeStrings(snapshotFile, COMPILER_TEXT)).toEqual([]);
+  }, 60_000);
+});
