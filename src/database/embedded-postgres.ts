@@ -1,5 +1,5 @@
-import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import type { PGlite } from '@electric-sql/pglite';
+import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { Logger } from '@nestjs/common';
 import {
   chmodSync,
@@ -57,6 +57,7 @@ export class EmbeddedPostgres {
     }
     const db = await openDataFolder(resolve(directory, 'pgdata'));
     const socketDir = privateSocketDir(directory);
+    const { PGLiteSocketServer } = loadPglite().socket;
     const server = new PGLiteSocketServer({
       db,
       path: join(socketDir, SOCKET_NAME),
@@ -115,6 +116,23 @@ function privateSocketDir(dataDir: string): string {
 }
 
 /**
+ * PGlite's modules, loaded when an embedded database is opened, not when this file is: a gateway
+ * on DATABASE_URL never opens one, and loaded they hold about 0.8 MB of heap for the life of the
+ * process (docs/performance.md, "Fifth pass").
+ */
+function loadPglite(): {
+  core: typeof import('@electric-sql/pglite');
+  socket: typeof import('@electric-sql/pglite-socket');
+} {
+  return {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    core: require('@electric-sql/pglite') as typeof import('@electric-sql/pglite'),
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    socket: require('@electric-sql/pglite-socket') as typeof import('@electric-sql/pglite-socket'),
+  };
+}
+
+/**
  * The build's initialised data folder (scripts/build-embedded-template.js), next to the compiled
  * code in dist/; absent when running from source, where PGlite's initdb runs instead.
  */
@@ -134,6 +152,7 @@ async function openDataFolder(pgdata: string): Promise<PGlite> {
     renameSync(scratch, pgdata);
     new Logger('EmbeddedPostgres').log(`created ${pgdata} from the build's initialised template`);
   }
+  const { PGlite } = loadPglite().core;
   return PGlite.create(pgdata, {
     startParams: [...PGlite.defaultStartParams, ...settingArguments()],
   });

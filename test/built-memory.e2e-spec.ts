@@ -25,11 +25,11 @@ function largeStrings(snapshotFile: string, min: number): number[] {
   return sizes;
 }
 
-// scripts/prisma-generate.js rewrites how the generated client loads its query compiler, so that
-// the module of base64 text it is read from is freed once compiled (docs/performance.md, "Fifth
-// pass"). This runs the built client in a plain Node process, where modules are cached as in
-// production (Jest has its own module registry).
-describe("Prisma's query compiler text (built client)", () => {
+/**
+ * What the built gateway keeps loaded, in a plain Node process, where modules are cached as in
+ * production (Jest has its own module registry). docs/performance.md, "Fifth pass".
+ */
+describe('modules the built gateway does not keep', () => {
   beforeAll(() => {
     execFileSync(
       process.execPath,
@@ -38,7 +38,8 @@ describe("Prisma's query compiler text (built client)", () => {
     );
   }, 120_000);
 
-  it('is neither cached nor alive after the first query', () => {
+  // scripts/prisma-generate.js rewrites how the generated client loads its query compiler.
+  it("Prisma's query compiler text: neither cached nor alive after the first query", () => {
     const snapshotFile = join(mkdtempSync(join(tmpdir(), 'prisma-compiler-')), 'heap.heapsnapshot');
     const script = `
       const { writeHeapSnapshot } = require('node:v8');
@@ -68,4 +69,19 @@ describe("Prisma's query compiler text (built client)", () => {
     // A heap snapshot collects garbage first, so what it holds is alive.
     expect(largeStrings(snapshotFile, COMPILER_TEXT)).toEqual([]);
   }, 60_000);
+
+  it('PGlite: not loaded by a gateway on DATABASE_URL', () => {
+    const script = `
+      require('./dist/app.module');
+      const loaded = Object.keys(require.cache).filter((path) => path.includes('@electric-sql'));
+      const embedded = require.resolve('./dist/database/embedded-postgres');
+      process.stdout.write(JSON.stringify({ loaded, embedded: embedded in require.cache }));
+    `;
+    const output = execFileSync(process.execPath, ['-e', script], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, DATABASE_URL: process.env.DATABASE_URL },
+    }).toString();
+    // The module that opens an embedded database is loaded; PGlite only when it opens one.
+    expect(JSON.parse(output)).toEqual({ loaded: [], embedded: true });
+  });
 });
