@@ -12,6 +12,18 @@ const OPTIONS: Intl.DateTimeFormatOptions = {
 const DATE = Date.UTC(2026, 10, 25, 4, 5, 6);
 const LATER = Date.UTC(2026, 10, 26, 7, 8, 9);
 
+/** A real DateTimeFormat that counts how many were built, to stand in for the global one. */
+function countingDateTimeFormat(Real: typeof Intl.DateTimeFormat) {
+  const counter = { built: 0, Counting: Real };
+  counter.Counting = class Counting extends Real {
+    constructor(...args: ConstructorParameters<typeof Intl.DateTimeFormat>) {
+      super(...args);
+      counter.built++;
+    }
+  } as typeof Intl.DateTimeFormat;
+  return counter;
+}
+
 describe('withDeferredDateTimeFormat', () => {
   const Real = Intl.DateTimeFormat;
   afterEach(() => {
@@ -30,29 +42,23 @@ describe('withDeferredDateTimeFormat', () => {
   });
 
   it('builds the real formatter on first use only, and formats as it does', () => {
-    let built = 0;
-    class Counting extends Real {
-      constructor(...args: ConstructorParameters<typeof Intl.DateTimeFormat>) {
-        super(...args);
-        built++;
-      }
-    }
-    Intl.DateTimeFormat = Counting as typeof Intl.DateTimeFormat;
+    const counter = countingDateTimeFormat(Real);
+    Intl.DateTimeFormat = counter.Counting;
 
     const deferred = withDeferredDateTimeFormat(() => new Intl.DateTimeFormat('en-GB', OPTIONS));
     expect(deferred).toBeInstanceOf(DeferredDateTimeFormat);
-    expect(built).toBe(0);
+    expect(counter.built).toBe(0);
 
     const real = new Real('en-GB', OPTIONS);
     expect(deferred.format(DATE)).toBe(real.format(DATE));
-    expect(built).toBe(1);
+    expect(counter.built).toBe(1);
     const { format } = deferred;
     expect(format(LATER)).toBe(real.format(LATER));
     expect(deferred.formatToParts(DATE)).toEqual(real.formatToParts(DATE));
     expect(deferred.formatRange(DATE, LATER)).toBe(real.formatRange(DATE, LATER));
     expect(deferred.formatRangeToParts(DATE, LATER)).toEqual(real.formatRangeToParts(DATE, LATER));
     expect(deferred.resolvedOptions()).toEqual(real.resolvedOptions());
-    expect(built).toBe(1);
+    expect(counter.built).toBe(1);
   });
 
   it('defers a call without `new` as well', () => {
@@ -70,13 +76,7 @@ describe('withDeferredDateTimeFormat', () => {
 describe('nest-common.preload', () => {
   it('loads @nestjs/common without building a formatter, and its logger formats as before', () => {
     const Real = Intl.DateTimeFormat;
-    let built = 0;
-    class Counting extends Real {
-      constructor(...args: ConstructorParameters<typeof Intl.DateTimeFormat>) {
-        super(...args);
-        built++;
-      }
-    }
+    const counter = countingDateTimeFormat(Real);
     // Nest's own options (console-logger.service.js), in the process's locale and zone.
     const expected = new Real(undefined, {
       year: 'numeric',
@@ -87,18 +87,18 @@ describe('nest-common.preload', () => {
       month: '2-digit',
     }).format(DATE);
     const now = jest.spyOn(Date, 'now').mockReturnValue(DATE);
-    Intl.DateTimeFormat = Counting as typeof Intl.DateTimeFormat;
+    Intl.DateTimeFormat = counter.Counting;
     try {
       // A fresh module registry, so that @nestjs/common loads again, here, through the preload.
       jest.isolateModules(() => {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         require('./nest-common.preload');
-        expect(built).toBe(0);
+        expect(counter.built).toBe(0);
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         const { ConsoleLogger } = require('@nestjs/common') as typeof import('@nestjs/common');
         const logger = new ConsoleLogger() as unknown as { getTimestamp(): string };
         expect(logger.getTimestamp()).toBe(expected);
-        expect(built).toBe(1);
+        expect(counter.built).toBe(1);
       });
     } finally {
       Intl.DateTimeFormat = Real;
