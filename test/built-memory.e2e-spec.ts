@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { compileGateway } from './support/compile-gateway';
 
 const ROOT = join(__dirname, '..');
 /** The size of the base64 text of Prisma's query compiler (2.3 MB); nothing else comes near. */
@@ -31,11 +32,7 @@ function largeStrings(snapshotFile: string, min: number): number[] {
  */
 describe('modules the built gateway does not keep', () => {
   beforeAll(() => {
-    execFileSync(
-      process.execPath,
-      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-      { cwd: ROOT },
-    );
+    compileGateway();
   }, 120_000);
 
   // scripts/prisma-generate.js rewrites how the generated client loads its query compiler.

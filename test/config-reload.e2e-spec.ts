@@ -1,10 +1,11 @@
-import { ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
+import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import request from 'supertest';
 import { ADMIN_KEY } from './support/admin';
+import { compileGateway } from './support/compile-gateway';
 
 const ROOT = join(__dirname, '..');
 const mock = (extra: Record<string, unknown> = {}) => ({
@@ -38,11 +39,7 @@ describe('hot reload of GATEWAY_CONFIG (built gateway)', () => {
     client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
 
   beforeAll(async () => {
-    execFileSync(
-      process.execPath,
-      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-      { cwd: ROOT },
-    );
+    compileGateway();
     const dir = mkdtempSync(join(tmpdir(), 'gateway-reload-'));
     file = join(dir, 'gateway.yaml');
     write({ 'alpha-k3': [mock()] });

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
+import { compileGateway } from './support/compile-gateway';
 
 const ROOT = join(__dirname, '..');
 
@@ -32,9 +33,10 @@ function start(dataDir: string) {
 
 describe('embedded database template (npm run build)', () => {
   beforeAll(() => {
-    const run = (args: string[]) => execFileSync(process.execPath, args, { cwd: ROOT });
-    run([join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json']);
-    run([join(ROOT, 'scripts/build-embedded-template.js')]);
+    compileGateway();
+    execFileSync(process.execPath, [join(ROOT, 'scripts/build-embedded-template.js')], {
+      cwd: ROOT,
+    });
   }, 120_000);
 
   it('creates a new, migrated data folder from the template, and a later start opens the folder as it is', async () => {

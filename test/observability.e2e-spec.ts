@@ -1,9 +1,10 @@
-import { execFileSync, spawn, ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { completion, errorResponse, FakeOpenAiUpstream } from './upstreams/openai-upstream';
+import { compileGateway } from './support/compile-gateway';
 
 const ROOT = join(__dirname, '..');
 const ADMIN_KEY = 'admin-SECRET-do-not-log-0123456789';
@@ -67,11 +68,7 @@ describe('JSON logs and Prometheus metrics of the built gateway (real process)',
     fetch(`${url}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
 
   beforeAll(async () => {
-    execFileSync(
-      process.execPath,
-      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-      { cwd: ROOT },
-    );
+    compileGateway();
     upstream = await FakeOpenAiUpstream.start();
     const dir = mkdtempSync(join(tmpdir(), 'gateway-obs-'));
     const configPath = join(dir, 'gateway.yaml');

@@ -1,9 +1,10 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { compileGateway } from './support/compile-gateway';
 
 const ROOT = join(__dirname, '..');
 
@@ -48,11 +49,7 @@ describe('start-up errors name what to fix (built gateway)', () => {
   let takenPort: number;
 
   beforeAll(async () => {
-    execFileSync(
-      process.execPath,
-      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-      { cwd: ROOT },
-    );
+    compileGateway();
     blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     takenPort = (blocker.address() as AddressInfo).port;

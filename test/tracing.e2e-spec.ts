@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { eventually } from './support/eventually';
+import { compileGateway } from './support/compile-gateway';
 
 const ROOT = join(__dirname, '..');
 
@@ -32,11 +33,7 @@ describe('OpenTelemetry tracing (built gateway, OTLP/HTTP JSON collector)', () =
   let stdout = '';
 
   beforeAll(async () => {
-    execFileSync(
-      process.execPath,
-      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-      { cwd: ROOT },
-    );
+    compileGateway();
     // A stand-in collector: OTLP/HTTP with JSON bodies on /v1/traces, as the exporter sends them.
     collector = createServer((request, response) => {
       let body = '';
