@@ -1,3 +1,6 @@
+// Types only: PGlite's modules are required where an embedded database is opened, not when this
+// file loads. A gateway on DATABASE_URL never opens one, and loaded they hold about 0.8 MB of heap
+// for the life of the process (docs/performance.md, "Fifth pass").
 import type { PGlite } from '@electric-sql/pglite';
 import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { Logger } from '@nestjs/common';
@@ -57,7 +60,9 @@ export class EmbeddedPostgres {
     }
     const db = await openDataFolder(resolve(directory, 'pgdata'));
     const socketDir = privateSocketDir(directory);
-    const { PGLiteSocketServer } = loadPglite().socket;
+    const { PGLiteSocketServer } =
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      require('@electric-sql/pglite-socket') as typeof import('@electric-sql/pglite-socket');
     const server = new PGLiteSocketServer({
       db,
       path: join(socketDir, SOCKET_NAME),
@@ -116,23 +121,6 @@ function privateSocketDir(dataDir: string): string {
 }
 
 /**
- * PGlite's modules, loaded when an embedded database is opened, not when this file is: a gateway
- * on DATABASE_URL never opens one, and loaded they hold about 0.8 MB of heap for the life of the
- * process (docs/performance.md, "Fifth pass").
- */
-function loadPglite(): {
-  core: typeof import('@electric-sql/pglite');
-  socket: typeof import('@electric-sql/pglite-socket');
-} {
-  return {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    core: require('@electric-sql/pglite') as typeof import('@electric-sql/pglite'),
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    socket: require('@electric-sql/pglite-socket') as typeof import('@electric-sql/pglite-socket'),
-  };
-}
-
-/**
  * The build's initialised data folder (scripts/build-embedded-template.js), next to the compiled
  * code in dist/; absent when running from source, where PGlite's initdb runs instead.
  */
@@ -152,7 +140,8 @@ async function openDataFolder(pgdata: string): Promise<PGlite> {
     renameSync(scratch, pgdata);
     new Logger('EmbeddedPostgres').log(`created ${pgdata} from the build's initialised template`);
   }
-  const { PGlite } = loadPglite().core;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { PGlite } = require('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
   return PGlite.create(pgdata, {
     startParams: [...PGlite.defaultStartParams, ...settingArguments()],
   });
