@@ -12,11 +12,14 @@ import { Logger as PinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { afterListen, configureApp } from './app.setup';
 import { StartupLogger } from './common/logging/startup.logger';
+import { installLeanAsyncResourceBind } from './common/runtime/lean-async-resource-bind';
 import { collectStartupGarbage } from './common/runtime/startup-garbage';
 import { logLevelsFrom, validateEnvironment } from './config/env.validation';
 
 async function bootstrap(): Promise<void> {
   const env = validateEnvironment(process.env);
+  // Nest's interceptors bind three functions per chat completion; Node 20's bind is the costly kind.
+  installLeanAsyncResourceBind();
   const logger = new StartupLogger({ logLevels: logLevelsFrom(env.LOG_LEVEL) });
   const app = await NestFactory.create<NestExpressApplication>(AppModule, {
     bodyParser: false,
