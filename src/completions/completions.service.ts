@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { replayFirst } from '../common/async/replay-first';
 import { ClientDisconnectedError } from '../common/errors/client-disconnected.error';
 import { GatewayException } from '../common/errors/gateway.exception';
-import type { SetResponseHeaders } from '../common/http/response-headers.decorator';
+import type { SetResponseHeaders } from '../common/http/response-headers';
 import type { DeploymentConfig } from '../config/gateway-config.types';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
 import { TokenLimitsService, TokenReservation } from '../limits/token-limits.service';

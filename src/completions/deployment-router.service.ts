@@ -2,7 +2,7 @@ import type { TeamView } from '../teams/team.types';
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { performance } from 'node:perf_hooks';
-import type { SetResponseHeaders } from '../common/http/response-headers.decorator';
+import type { SetResponseHeaders } from '../common/http/response-headers';
 import type { DeploymentConfig } from '../config/gateway-config.types';
 import { GatewayConfigService } from '../config/gateway-config.service';
 import { GatewayException } from '../common/errors/gateway.exception';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { GatewayException } from '../common/errors/gateway.exception';
-import type { SetResponseHeaders } from '../common/http/response-headers.decorator';
+import type { SetResponseHeaders } from '../common/http/response-headers';
 import { formatDecimal } from '../common/money/decimal';
 import { COUNTER_DECIMALS, picoToCounterUnits } from '../common/money/price';
 import type { VirtualKeyView } from '../keys/virtual-key.types';

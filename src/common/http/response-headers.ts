@@ -1,5 +1,4 @@
-import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 
 export type SetResponseHeaders = (headers: Record<string, string>) => void;
 
@@ -10,12 +9,9 @@ export type SetResponseHeaders = (headers: Record<string, string>) => void;
  * res.set (value coercion, charset handling per header) adds nothing but CPU on every request
  * (docs/performance.md).
  */
-export const ResponseHeaders = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): SetResponseHeaders => {
-    const response = context.switchToHttp().getResponse<Response>();
-    return (headers) => {
-      if (response.headersSent) return;
-      for (const name in headers) response.setHeader(name, headers[name]);
-    };
-  },
-);
+export function responseHeaderSetter(response: ServerResponse): SetResponseHeaders {
+  return (headers) => {
+    if (response.headersSent) return;
+    for (const name in headers) response.setHeader(name, headers[name]);
+  };
+}
