@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { ConfigService } from '@nestjs/config';
 import { parseGatewayConfig } from '../config/gateway-config.loader';
 import { GatewayConfigService } from '../config/gateway-config.service';
 import { aVirtualKey } from '../keys/virtual-key.fixture';
@@ -32,6 +33,7 @@ const dto = {
 function serviceStreaming(
   parts: UpstreamStreamPart[],
   batches: UpstreamStreamPart[][] = parts.map((part) => [part]),
+  logLevel?: string,
 ) {
   const upstream = { closed: false };
   async function* answer() {
@@ -55,13 +57,16 @@ function serviceStreaming(
     reserve: async () => ({}),
     settle: async () => undefined,
   } as unknown as TokenLimitsService;
+  const env = { get: (name: string) => (name === 'LOG_LEVEL' ? logLevel : undefined) };
   const service = new CompletionsService(
     new DeploymentRouter(config, new ProviderRegistry([adapter]), new DeploymentHealthService()),
     usage,
     tokenLimits,
+    env as ConfigService,
   );
   // record() is where the outcome leaves the service (the log line and the usage row).
-  const record = jest.spyOn(service as any, 'record').mockImplementation(() => undefined);
+  const record = jest.spyOn(service as any, 'record');
+  if (logLevel === undefined) record.mockImplementation(() => undefined);
   return { service, upstream, record };
 }
 
@@ -213,5 +218,25 @@ describe('CompletionsService.stream', () => {
       [[undefined, undefined, 'stop']],
     ]);
     expect(outcome(record)).toMatchObject({ status: 'completed' });
+  });
+});
+
+describe('CompletionsService debug line', () => {
+  it.each([
+    ['debug', 1],
+    ['verbose', 1],
+    ['log', 0],
+    ['warn', 0],
+  ])('is written once per request at LOG_LEVEL=%s: %i', async (level, lines) => {
+    const { service } = serviceStreaming(
+      [{ type: 'delta', content: 'Hi', finishReason: 'stop' }],
+      undefined,
+      level,
+    );
+    const debug = jest.spyOn((service as any).logger, 'debug').mockImplementation(() => undefined);
+    for await (const batch of await service.stream(dto, context())) expect(batch).toHaveLength(1);
+    expect(debug).toHaveBeenCalledTimes(lines);
+    if (lines)
+      expect(debug.mock.calls[0][0]).toMatch(/^req_1 key=.* model=alpha-k3 .* completed 200/);
   });
 });

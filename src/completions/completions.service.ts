@@ -5,6 +5,7 @@ import { replayFirst } from '../common/async/replay-first';
 import { ClientDisconnectedError } from '../common/errors/client-disconnected.error';
 import { GatewayException } from '../common/errors/gateway.exception';
 import type { SetResponseHeaders } from '../common/http/response-headers';
+import { logLevelsFrom, type EnvironmentVariables } from '../config/env.validation';
 import type { DeploymentConfig } from '../config/gateway-config.types';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
 import { TokenLimitsService, TokenReservation } from '../limits/token-limits.service';
@@ -86,6 +87,8 @@ interface PeekedStream {
 export class CompletionsService {
   private readonly logger = new Logger('Completions');
   private readonly streamMaxDurationMs: number;
+  /** LOG_LEVEL is read once at start; at the production level the debug line is never built. */
+  private readonly debugLines: boolean;
 
   constructor(
     private readonly router: DeploymentRouter,
@@ -98,6 +101,8 @@ export class CompletionsService {
   ) {
     this.streamMaxDurationMs =
       config?.get<number>('STREAM_MAX_DURATION_MS') ?? DEFAULT_STREAM_MAX_DURATION_MS;
+    const level = config?.get<EnvironmentVariables['LOG_LEVEL']>('LOG_LEVEL');
+    this.debugLines = level !== undefined && logLevelsFrom(level).includes('debug');
   }
 
   async complete(
@@ -495,12 +500,14 @@ export class CompletionsService {
       },
       status === 'completed' ? undefined : { code: errorCode ?? status },
     );
-    // The request's own log line (requestLogMiddleware) carries these fields; this one is for debugging.
-    this.logger.debug(
-      `${outcome.requestId} key=${context.key.name} model=${outcome.publicModel} deployment=${outcome.deployment ?? '-'} ` +
-        `${outcome.status} ${outcome.httpStatus}${errorCode ? ` ${errorCode}` : ''} stream=${outcome.stream} ` +
-        `tokens=${usage.promptTokens}+${usage.completionTokens} ${outcome.latencyMs}ms`,
-    );
+    // The request's own log line (requestLogMiddleware) carries these fields; this one is for
+    // debugging, and building it cost about 5 us per request when nothing printed it.
+    if (this.debugLines)
+      this.logger.debug(
+        `${outcome.requestId} key=${context.key.name} model=${outcome.publicModel} deployment=${outcome.deployment ?? '-'} ` +
+          `${outcome.status} ${outcome.httpStatus}${errorCode ? ` ${errorCode}` : ''} stream=${outcome.stream} ` +
+          `tokens=${usage.promptTokens}+${usage.completionTokens} ${outcome.latencyMs}ms`,
+      );
     return outcome;
   }
 }
