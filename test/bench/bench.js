@@ -20,6 +20,9 @@
 // started, idle RSS BENCH_IDLE_SETTLE_MS (13 s) later, VmRSS after each round (growth), VmHWM
 // (peak) at the end.
 //
+// BENCH_BASELINE=DIR adds another build of the gateway (a checkout of an earlier commit, built)
+// as the target `baseline`, for before/after figures from one run.
+//
 // Output: a table on stdout and BENCH_OUTPUT (bench-results.json). BENCH_QUICK=1: shorter rounds
 // (about 2 minutes in all). BENCH_PROFILE=DIR: no comparison; CPU profiles of the Nest floor and
 // the gateway under JSON and stream load into DIR (profile()).
@@ -61,6 +64,7 @@ const settings = {
   holdDelayMs: Number(env.BENCH_HOLD_DELAY_MS ?? 100),
   database: env.BENCH_DATABASE_URL ? 'external Postgres' : 'embedded PGlite',
   redis: Boolean(env.BENCH_REDIS_URL),
+  baseline: env.BENCH_BASELINE ?? null,
   targetCpu: TARGET_CPU,
   loadCpu: LOAD_CPU,
 };
@@ -123,7 +127,8 @@ async function startFloor(name, file, upstreamUrl, children, nodeArgs = []) {
   return { name, child, pid, port, base: `http://127.0.0.1:${port}/v1`, key: 'none' };
 }
 
-async function startGateway(name, upstreamUrl, extraEnv, nodeArgs = []) {
+/** A built gateway (`root`: a checkout after `npm run build`) on the targets' core, as a target. */
+async function startGateway(name, upstreamUrl, extraEnv, nodeArgs = [], root = ROOT) {
   const dir = mkdtempSync(join(tmpdir(), `gateway-bench-${name}-`));
   const config = join(dir, 'gateway.yaml');
   const deployment = (model) =>
@@ -154,14 +159,14 @@ async function startGateway(name, upstreamUrl, extraEnv, nodeArgs = []) {
   let key;
   if (env.BENCH_DATABASE_URL) {
     const cli = (args) =>
-      execFileSync(process.execPath, [join(ROOT, 'dist', 'cli', 'main.js'), ...args], {
+      execFileSync(process.execPath, [join(root, 'dist', 'cli', 'main.js'), ...args], {
         env: { ...gatewayEnv, LOG_LEVEL: 'warn' },
       });
     cli(['db', 'migrate']);
     const output = cli(['keys', 'create', '--name', `bench-${name}-${Date.now()}`, '--json']);
     key = JSON.parse(output.toString()).secret;
   }
-  const node = [...nodeArgs, join(ROOT, 'dist', 'main.js')];
+  const node = [...nodeArgs, join(root, 'dist', 'main.js')];
   const started = Date.now();
   const child = spawn('taskset', ['-c', TARGET_CPU, process.execPath, ...node], {
     env: gatewayEnv,
@@ -368,6 +373,18 @@ async function main() {
     targets.push(await startFloor('floor', 'floor-proxy.js', upstreamUrl, children));
     if (env.BENCH_NEST_FLOOR !== '0')
       targets.push(await startFloor('nest floor', 'nest-floor-proxy.js', upstreamUrl, children));
+    if (env.BENCH_BASELINE) {
+      // Before/after in one run: another build of the gateway, same settings, memory counters.
+      const baseline = await startGateway(
+        'baseline',
+        upstreamUrl,
+        { REDIS_URL: '' },
+        [],
+        env.BENCH_BASELINE,
+      );
+      children.push(baseline.child);
+      targets.push(baseline);
+    }
     const memoryGateway = await startGateway('gateway', upstreamUrl, { REDIS_URL: '' });
     children.push(memoryGateway.child);
     targets.push(memoryGateway);
@@ -470,6 +487,13 @@ async function main() {
         )
           row[`${name} / floor`] = (value / summary.floor[metric]).toFixed(2);
         else if (name !== 'floor') row[`${name} / floor`] = '';
+        if (name === 'gateway' && summary.baseline) {
+          const before = summary.baseline[metric];
+          row['gateway / baseline'] =
+            typeof value === 'number' && typeof before === 'number' && before !== 0
+              ? (value / before).toFixed(2)
+              : '';
+        }
       }
       return row;
     });
