@@ -43,6 +43,17 @@ describe('leanBind', () => {
     }
     expect(types).toEqual(['named', 'explicit', 'bound-anonymous-fn']);
     expect(leanBind((_a: number, _b: number, _c: number) => 0).length).toBe(3);
+    expect(leanBind((_a: number, _b: number) => 0, undefined, {}).length).toBe(2);
+  });
+
+  it('rejects what is not a function when binding, as Node does', () => {
+    const notAFunction = 'not a function' as unknown as () => void;
+    expect(() => leanBind(notAFunction)).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_ARG_TYPE' }),
+    );
+    expect(() => AsyncResource.bind(notAFunction)).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_ARG_TYPE' }),
+    );
   });
 
   it('defines no deprecated asyncResource accessor', () => {

@@ -15,17 +15,26 @@ type Bind = typeof AsyncResource.bind;
  * What is left is what raw-body and on-finished ship as their own backport of the method, and
  * what Node does once DEP0172 reaches end-of-life (nodejs/node#58618): a new AsyncResource
  * (type as Node names it), and a function that runs `fn` in its scope with the caller's `this`
- * and arguments, or with `thisArg` when given. Only the accessor is gone, which nothing in the
- * gateway or its dependencies reads.
+ * and arguments, or with `thisArg` when given, with `fn`'s length and Node's check that `fn` is a
+ * function. Only the accessor is gone, which nothing in the gateway or its dependencies reads.
  */
 type Bindable = (this: unknown, ...args: unknown[]) => unknown;
 
 export const leanBind = function bind(fn: Bindable, type?: string, thisArg?: unknown) {
+  // Node's own check, so a wrong argument fails here and not when the bound function is called.
+  if (typeof fn !== 'function') {
+    throw Object.assign(
+      new TypeError(`The "fn" argument must be of type function. Received ${typeof fn}`),
+      { code: 'ERR_INVALID_ARG_TYPE' },
+    );
+  }
   const resource = new AsyncResource(type || fn.name || 'bound-anonymous-fn');
-  if (thisArg !== undefined) return resource.runInAsyncScope.bind(resource, fn, thisArg);
-  const bound = function (this: unknown, ...args: unknown[]) {
-    return resource.runInAsyncScope(fn, this, ...args);
-  };
+  const bound =
+    thisArg !== undefined
+      ? resource.runInAsyncScope.bind(resource, fn, thisArg)
+      : function (this: unknown, ...args: unknown[]) {
+          return resource.runInAsyncScope(fn, this, ...args);
+        };
   Object.defineProperty(bound, 'length', { configurable: true, value: fn.length });
   return bound;
 } as Bind;
