@@ -21,7 +21,8 @@
 // (peak) at the end.
 //
 // BENCH_BASELINE=DIR adds another build of the gateway (a checkout of an earlier commit, built)
-// as the target `baseline`, for before/after figures from one run.
+// as the target `baseline`, for before/after figures from one run (on BENCH_BASELINE_DATABASE_URL
+// when set, else on the same database).
 //
 // Output: a table on stdout and BENCH_OUTPUT (bench-results.json). BENCH_QUICK=1: shorter rounds
 // (about 2 minutes in all). BENCH_PROFILE=DIR: no comparison; CPU profiles of the Nest floor and
@@ -128,7 +129,14 @@ async function startFloor(name, file, upstreamUrl, children, nodeArgs = []) {
 }
 
 /** A built gateway (`root`: a checkout after `npm run build`) on the targets' core, as a target. */
-async function startGateway(name, upstreamUrl, extraEnv, nodeArgs = [], root = ROOT) {
+async function startGateway(
+  name,
+  upstreamUrl,
+  extraEnv,
+  nodeArgs = [],
+  root = ROOT,
+  databaseUrl = env.BENCH_DATABASE_URL,
+) {
   const dir = mkdtempSync(join(tmpdir(), `gateway-bench-${name}-`));
   const config = join(dir, 'gateway.yaml');
   const deployment = (model) =>
@@ -146,7 +154,7 @@ async function startGateway(name, upstreamUrl, extraEnv, nodeArgs = [], root = R
     HOST: '127.0.0.1',
     GATEWAY_CONFIG: config,
     GATEWAY_DATA_DIR: join(dir, 'data'),
-    DATABASE_URL: env.BENCH_DATABASE_URL ?? '',
+    DATABASE_URL: databaseUrl ?? '',
     DB_MIGRATE_ON_START: 'true',
     LOG_LEVEL: 'log',
     LOG_FORMAT: 'json',
@@ -157,7 +165,7 @@ async function startGateway(name, upstreamUrl, extraEnv, nodeArgs = [], root = R
     ...JSON.parse(env.BENCH_GATEWAY_ENV ?? '{}'),
   };
   let key;
-  if (env.BENCH_DATABASE_URL) {
+  if (databaseUrl) {
     const cli = (args) =>
       execFileSync(process.execPath, [join(root, 'dist', 'cli', 'main.js'), ...args], {
         env: { ...gatewayEnv, LOG_LEVEL: 'warn' },
@@ -374,13 +382,15 @@ async function main() {
     if (env.BENCH_NEST_FLOOR !== '0')
       targets.push(await startFloor('nest floor', 'nest-floor-proxy.js', upstreamUrl, children));
     if (env.BENCH_BASELINE) {
-      // Before/after in one run: another build of the gateway, same settings, memory counters.
+      // Before/after in one run: another build of the gateway, same settings, memory counters;
+      // its own database when the two builds' migrations differ.
       const baseline = await startGateway(
         'baseline',
         upstreamUrl,
         { REDIS_URL: '' },
         [],
         env.BENCH_BASELINE,
+        env.BENCH_BASELINE_DATABASE_URL ?? env.BENCH_DATABASE_URL,
       );
       children.push(baseline.child);
       targets.push(baseline);
