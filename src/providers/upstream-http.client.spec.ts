@@ -18,6 +18,7 @@ interface Seen {
 describe('UpstreamHttpClient.post', () => {
   let server: Server;
   let origin: string;
+  let host: string;
   let seen: Seen[];
   let client: UpstreamHttpClient;
   const deployment = { name: 'spec', maxConcurrency: null } as unknown as DeploymentConfig;
@@ -40,7 +41,8 @@ describe('UpstreamHttpClient.post', () => {
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+    origin = `http://${host}`;
   });
   afterAll(async () => {
     await new Promise((resolve) => server.close(resolve));
@@ -73,14 +75,14 @@ describe('UpstreamHttpClient.post', () => {
       {
         method: 'POST',
         url: '/openai/v1/chat/completions',
-        host: origin.slice('http://'.length),
+        host,
         authorization: 'Bearer sk-spec',
         body: '{"n":1}',
       },
       {
         method: 'POST',
         url: '/v1beta/models/gemini-x:streamGenerateContent?alt=sse&key=k',
-        host: origin.slice('http://'.length),
+        host,
         authorization: 'Bearer sk-spec',
         body: '{"n":2}',
       },

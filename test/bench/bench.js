@@ -80,6 +80,11 @@ const median = (values) => {
   const middle = sorted.length >> 1;
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
+/** A table cell: value / base to two decimals, or empty where either is not a number. */
+const ratio = (value, base) =>
+  typeof value === 'number' && typeof base === 'number' && base !== 0
+    ? (value / base).toFixed(2)
+    : '';
 const percentile = (sorted, p) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 
@@ -133,9 +138,7 @@ async function startGateway(
   name,
   upstreamUrl,
   extraEnv,
-  nodeArgs = [],
-  root = ROOT,
-  databaseUrl = env.BENCH_DATABASE_URL,
+  { nodeArgs = [], root = ROOT, databaseUrl = env.BENCH_DATABASE_URL } = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), `gateway-bench-${name}-`));
   const config = join(dir, 'gateway.yaml');
@@ -335,7 +338,14 @@ async function profile(upstreamUrl, children) {
       const name = `${targetName}-${shape}`;
       let target;
       if (targetName === 'gateway') {
-        target = await startGateway(name, upstreamUrl, { REDIS_URL: '' }, profileArgs(name));
+        target = await startGateway(
+          name,
+          upstreamUrl,
+          { REDIS_URL: '' },
+          {
+            nodeArgs: profileArgs(name),
+          },
+        );
         children.push(target.child);
       } else {
         target = await startFloor(
@@ -388,9 +398,10 @@ async function main() {
         'baseline',
         upstreamUrl,
         { REDIS_URL: '' },
-        [],
-        env.BENCH_BASELINE,
-        env.BENCH_BASELINE_DATABASE_URL ?? env.BENCH_DATABASE_URL,
+        {
+          root: env.BENCH_BASELINE,
+          databaseUrl: env.BENCH_BASELINE_DATABASE_URL ?? env.BENCH_DATABASE_URL,
+        },
       );
       children.push(baseline.child);
       targets.push(baseline);
@@ -489,21 +500,9 @@ async function main() {
               ? value
               : value.toFixed(2)
             : (value ?? '');
-        if (
-          name !== 'floor' &&
-          typeof value === 'number' &&
-          typeof summary.floor[metric] === 'number' &&
-          summary.floor[metric] !== 0
-        )
-          row[`${name} / floor`] = (value / summary.floor[metric]).toFixed(2);
-        else if (name !== 'floor') row[`${name} / floor`] = '';
-        if (name === 'gateway' && summary.baseline) {
-          const before = summary.baseline[metric];
-          row['gateway / baseline'] =
-            typeof value === 'number' && typeof before === 'number' && before !== 0
-              ? (value / before).toFixed(2)
-              : '';
-        }
+        if (name !== 'floor') row[`${name} / floor`] = ratio(value, summary.floor[metric]);
+        if (name === 'gateway' && summary.baseline)
+          row['gateway / baseline'] = ratio(value, summary.baseline[metric]);
       }
       return row;
     });
