@@ -16,6 +16,9 @@ const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { MIGRATIONS_DIR } = require('../dist/database/database-connection');
 const { runMigrations } = require('../dist/database/migration-runner');
+const { PrismaService } = require('../dist/database/prisma.service');
+const { UsagePartitions } = require('../dist/usage/usage-partitions.service');
+const { ConfigService } = require('@nestjs/config');
 
 async function main() {
   const target = join(__dirname, '..', 'dist', 'embedded-pgdata');
@@ -44,6 +47,17 @@ async function migrate(db) {
     const url = `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}&sslmode=disable`;
     const report = await runMigrations(url, MIGRATIONS_DIR);
     console.log(`build-embedded-template: ${report.applied.length} migration(s) applied`);
+    // The usage partitions of this month and the next two, as a start would make them: a first
+    // start within that time then only checks them, and its first queries (the demo key's) do not
+    // wait behind three partition transactions (docs/performance.md, "Seventh pass").
+    // `embedded` set, as at run time: PGlite takes no startup parameters (no statement_timeout).
+    const prisma = new PrismaService({ url, embedded: {} });
+    try {
+      const { created } = await new UsagePartitions(prisma, new ConfigService({})).maintain();
+      console.log(`build-embedded-template: usage partitions ${created.join(', ')}`);
+    } finally {
+      await prisma.$disconnect();
+    }
   } finally {
     await server.stop();
     rmSync(socketDir, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import { requestIdMiddleware } from './common/http/request-id.middleware';
 import { requestLogMiddleware } from './common/logging/request-log.middleware';
 import { DemoKeyService } from './keys/demo-key.service';
 
-/** Everything main.ts does to the app besides listening, shared with the e2e tests. */
+/** Everything bootstrap.ts does to the app besides listening, shared with the e2e tests. */
 export function configureApp(app: INestApplication): INestApplication {
   app.use(requestIdMiddleware);
   // The request's log line; nestjs-pino sets its root logger while the app initialises.

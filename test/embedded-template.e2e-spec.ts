@@ -31,13 +31,29 @@ function start(dataDir: string) {
   return { child, ready, output: () => stdout };
 }
 
+/** usage_records_YYYY_MM of this UTC month and the next two, as partition maintenance keeps them. */
+function partitionsFrom(now: Date): string[] {
+  return [0, 1, 2].map((ahead) => {
+    const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + ahead, 1));
+    return `usage_records_${month.getUTCFullYear()}_${String(month.getUTCMonth() + 1).padStart(2, '0')}`;
+  });
+}
+
 describe('embedded database template (npm run build)', () => {
+  let built: string;
+  let builtAt: Date;
+
   beforeAll(() => {
     compileGateway();
-    execFileSync(process.execPath, [join(ROOT, 'scripts/build-embedded-template.js')], {
+    builtAt = new Date();
+    built = execFileSync(process.execPath, [join(ROOT, 'scripts/build-embedded-template.js')], {
       cwd: ROOT,
-    });
+    }).toString();
   }, 120_000);
+
+  it("holds this month's usage partitions and the next two", () => {
+    expect(built).toContain(`usage partitions ${partitionsFrom(builtAt).join(', ')}`);
+  });
 
   it('creates a new, migrated data folder from the template, and a later start opens the folder as it is', async () => {
     expect(existsSync(join(ROOT, 'dist', 'embedded-pgdata', 'PG_VERSION'))).toBe(true);
@@ -50,6 +66,10 @@ describe('embedded database template (npm run build)', () => {
     expect(first.output()).toMatch(
       /database schema up to date \(0 applied, [1-9]\d* already applied\)/,
     );
+    // The template's partitions serve this month: the first start makes none (unless the month
+    // turned since the build, when it makes the one new month).
+    if (partitionsFrom(new Date())[0] === partitionsFrom(builtAt)[0])
+      expect(first.output()).not.toContain('created partitions');
     const client = new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 });
     const answer = await client.chat.completions.create({
       model: 'alpha-k3',

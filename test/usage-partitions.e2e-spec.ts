@@ -2,7 +2,7 @@ import { ConfigService } from '@nestjs/config';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { PrismaService } from '../src/database/prisma.service';
-import { UsagePartitions } from '../src/usage/usage-partitions.service';
+import { partitionName, UsagePartitions } from '../src/usage/usage-partitions.service';
 import { createDatabase, ScratchDatabase } from './support/databases';
 
 /**
@@ -131,5 +131,25 @@ describe('usage_records partitions', () => {
   it('keeps everything with retention 0', async () => {
     expect((await service(0).maintain(new Date('2040-01-01T00:00:00Z'))).dropped).toEqual([]);
     expect((await rowsByPartition()).reduce((sum, row) => sum + row.n, 0)).toBe(3);
+  });
+
+  it('at start-up runs without holding the application back, and shutdown waits for the run', async () => {
+    const now = new Date();
+    const months = [0, 1, 2].map(
+      (ahead) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + ahead, 1)),
+    );
+    const names = months.map(partitionName);
+    const before = (await partitionsOf()).map((partition) => partition.name);
+    expect(before).not.toEqual(expect.arrayContaining(names));
+
+    const partitions = service(0);
+    // Returns before any query has answered: Nest's init does not wait for it.
+    expect(partitions.onApplicationBootstrap()).toBeUndefined();
+    expect((await partitionsOf()).map((partition) => partition.name)).toEqual(before);
+    await partitions.onModuleDestroy();
+
+    expect((await partitionsOf()).map((partition) => partition.name)).toEqual(
+      expect.arrayContaining(names),
+    );
   });
 });

@@ -4,20 +4,10 @@
 import type { PGlite } from '@electric-sql/pglite';
 import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { Logger } from '@nestjs/common';
-import {
-  chmodSync,
-  constants,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { copyFile, mkdir, readdir } from 'node:fs/promises';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pgdataOf, prepareDataFolder } from './embedded-data-folder';
 
 const SERVER_FILE = 'embedded-server.json';
 /** node-postgres finds a server in directory D at D/.s.PGSQL.<port>, as libpq does. */
@@ -48,9 +38,6 @@ export class EmbeddedPostgres {
     options: { maxConnections?: number } = {},
   ): Promise<EmbeddedPostgres> {
     const directory = resolve(dataDir);
-    mkdirSync(directory, { recursive: true, mode: 0o700 });
-    // Also for a folder made by an older version: the database files in it hold the key digests.
-    chmodSync(directory, 0o700);
     const running = EmbeddedPostgres.runningServer(directory);
     if (running) {
       throw new Error(
@@ -58,7 +45,7 @@ export class EmbeddedPostgres {
           'Stop that process first, or set DATABASE_URL.',
       );
     }
-    const db = await openDataFolder(resolve(directory, 'pgdata'));
+    const db = await openDataFolder(directory);
     const socketDir = privateSocketDir(directory);
     const { PGLiteSocketServer } =
       // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -120,29 +107,16 @@ function privateSocketDir(dataDir: string): string {
   return preferred;
 }
 
-/**
- * The build's initialised data folder (scripts/build-embedded-template.js), next to the compiled
- * code in dist/; absent when running from source, where PGlite's initdb runs instead.
- */
-const TEMPLATE = join(__dirname, '..', 'embedded-pgdata');
-
-/**
- * Opens the data folder, first copying the template into place when there is none yet. The copy
- * goes to a scratch name and is renamed, so a start killed mid-copy leaves no half folder that
- * a later start would take for a database.
- */
-async function openDataFolder(pgdata: string): Promise<PGlite> {
-  if (!existsSync(pgdata) && existsSync(join(TEMPLATE, 'PG_VERSION'))) {
-    const scratch = `${pgdata}.tmp-${process.pid}`;
-    rmSync(scratch, { recursive: true, force: true });
-    await copyFolder(TEMPLATE, scratch);
-    chmodSync(scratch, 0o700);
-    renameSync(scratch, pgdata);
-    new Logger('EmbeddedPostgres').log(`created ${pgdata} from the build's initialised template`);
+/** Opens the data folder, copying the build's template into it first when it has no database. */
+async function openDataFolder(directory: string): Promise<PGlite> {
+  if (await prepareDataFolder(directory)) {
+    new Logger('EmbeddedPostgres').log(
+      `created ${pgdataOf(directory)} from the build's initialised template`,
+    );
   }
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { PGlite } = require('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
-  return PGlite.create(pgdata, {
+  return PGlite.create(pgdataOf(directory), {
     startParams: [...PGlite.defaultStartParams, ...settingArguments()],
   });
 }
@@ -164,22 +138,4 @@ export const EMBEDDED_SETTINGS: Readonly<Record<string, string>> = {
 
 function settingArguments(): string[] {
   return Object.entries(EMBEDDED_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
-}
-
-/**
- * About 1,000 small files: copied all at once on libuv's thread pool, so the event loop goes on
- * with the rest of the start meanwhile (fs.cpSync held it for about 200 ms, fs.promises.cp was
- * slower still). COPYFILE_FICLONE shares the blocks where the file system can (Btrfs, XFS) and
- * copies them elsewhere.
- */
-async function copyFolder(from: string, to: string): Promise<void> {
-  await mkdir(to, { mode: 0o700 });
-  const entries = await readdir(from, { withFileTypes: true });
-  await Promise.all(
-    entries.map((entry) =>
-      entry.isDirectory()
-        ? copyFolder(join(from, entry.name), join(to, entry.name))
-        : copyFile(join(from, entry.name), join(to, entry.name), constants.COPYFILE_FICLONE),
-    ),
-  );
 }

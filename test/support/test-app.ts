@@ -32,7 +32,7 @@ export interface TestApp {
 
 let keyCounter = 0;
 
-/** Boots the real AppModule on a real port, configured exactly as main.ts does. */
+/** Boots the real AppModule on a real port, configured exactly as bootstrap.ts does. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const env = validateEnvironment({ ...process.env, ...options.env });
   let builder = Test.createTestingModule({ imports: [AppModule] })

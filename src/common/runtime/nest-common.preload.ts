@@ -2,7 +2,7 @@ import { withDeferredDateTimeFormat } from './deferred-date-time-format';
 
 /**
  * Loads @nestjs/common with the two date formatters it builds at load time deferred
- * (deferred-date-time-format.ts says why: about 7 MiB of RSS). main.ts imports this before
+ * (deferred-date-time-format.ts says why: about 7 MiB of RSS). bootstrap.ts imports this before
  * anything else that imports @nestjs/common, so that the load happens here; later imports get
  * the same module from Node's cache.
  */

@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 /**
- * One full collection when start-up is over, called by main.ts after `app.init()` (which connects
+ * One full collection when start-up is over, called by bootstrap.ts after `app.init()` (which connects
  * the database and compiles Prisma's engine) and before the server listens.
  *
  * Start-up grows V8's young generation to its 32 MiB maximum. V8's memory reducer gives that back
