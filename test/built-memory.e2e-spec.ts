@@ -81,4 +81,17 @@ describe('modules the built gateway does not keep', () => {
     // The module that opens an embedded database is loaded; PGlite only when it opens one.
     expect(JSON.parse(output)).toEqual({ loaded: [], embedded: true });
   });
+
+  it('yaml: not loaded without GATEWAY_CONFIG', () => {
+    const script = `
+      require('./dist/app.module');
+      const loaded = Object.keys(require.cache).filter((path) => path.includes('/node_modules/yaml/'));
+      process.stdout.write(JSON.stringify(loaded));
+    `;
+    const output = execFileSync(process.execPath, ['-e', script], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH },
+    }).toString();
+    expect(JSON.parse(output)).toEqual([]);
+  });
 });
