@@ -1,0 +1,123 @@
+#!/usr/bin/env node
+// `npm run bench:startup` (docs/performance.md, "Start-up"): how long the built gateway takes from
+// `node dist/main.js` to its "gateway listening" line on the embedded defaults, the README's
+// quick start: a first start on a new data folder (the build's template is copied), then a
+// restart on the same folder. Also RSS 2 s after listening, from /proc/<pid>/status.
+//
+// Builds compared: this checkout, and each folder in BENCH_STARTUP_ROOTS (colon-separated
+// checkouts of other commits, built), started in turn round after round so drift cancels; figures
+// are medians over BENCH_STARTUP_ROUNDS rounds (default 7). Nothing is pinned: start-up uses a
+// second core where Node can (the template copy runs on a worker thread).
+//
+// Output: a table on stdout and BENCH_OUTPUT (startup-results.json).
+const { spawn } = require('node:child_process');
+const { mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join, resolve } = require('node:path');
+
+const ROOT = join(__dirname, '..', '..');
+const env = process.env;
+const ROUNDS = Number(env.BENCH_STARTUP_ROUNDS ?? 7);
+const ROOTS = [ROOT, ...(env.BENCH_STARTUP_ROOTS ?? '').split(':').filter(Boolean)].map((root) =>
+  resolve(root),
+);
+const OUTPUT = env.BENCH_OUTPUT ?? join(ROOT, 'startup-results.json');
+const TIMEOUT_MS = 60_000;
+
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+function rssMiB(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+}
+
+/** Starts the build in `root` on `dataDir`; resolves with ms to "gateway listening" and RSS. */
+async function start(root, dataDir) {
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, [join(root, 'dist', 'main.js')], {
+    cwd: root,
+    env: {
+      PATH: env.PATH,
+      HOME: env.HOME,
+      GATEWAY_DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (chunk) => (output += chunk);
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  try {
+    const listeningMs = await new Promise((done, fail) => {
+      const timer = setTimeout(() => fail(new Error(`no start in ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
+      child.stdout.on('data', () => {
+        if (!output.includes('gateway listening')) return;
+        clearTimeout(timer);
+        done(Number(process.hrtime.bigint() - started) / 1e6);
+      });
+      child.once('exit', (code) => fail(new Error(`exited with ${code}: ${output.slice(-500)}`)));
+    });
+    await sleep(2000);
+    return { listeningMs, rss2s: rssMiB(child.pid) };
+  } finally {
+    const exited = new Promise((done) => child.once('exit', done));
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+async function main() {
+  const runs = new Map(ROOTS.map((root) => [root, { first: [], restart: [], rss: [] }]));
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const root of ROOTS) {
+      const folder = mkdtempSync(join(tmpdir(), 'gateway-startup-'));
+      try {
+        const dataDir = join(folder, 'data');
+        const first = await start(root, dataDir);
+        const restart = await start(root, dataDir);
+        const run = runs.get(root);
+        run.first.push(first.listeningMs);
+        run.restart.push(restart.listeningMs);
+        run.rss.push(restart.rss2s);
+        console.error(
+          `round ${round} ${root}: first ${first.listeningMs.toFixed(0)} ms, restart ${restart.listeningMs.toFixed(0)} ms`,
+        );
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    }
+  }
+  const results = ROOTS.map((root) => {
+    const run = runs.get(root);
+    return {
+      root,
+      firstStartMs: median(run.first),
+      restartMs: median(run.restart),
+      rss2sMiB: median(run.rss),
+      firstStarts: run.first,
+      restarts: run.restart,
+    };
+  });
+  writeFileSync(OUTPUT, JSON.stringify({ rounds: ROUNDS, results }, null, 2));
+  console.log('| build | first start (s) | restart (s) | RSS 2 s after a restart (MiB) |');
+  console.log('|---|---|---|---|');
+  for (const result of results) {
+    const range = (values) =>
+      `${(median(values) / 1000).toFixed(2)} (${(Math.min(...values) / 1000).toFixed(2)}-${(Math.max(...values) / 1000).toFixed(2)})`;
+    console.log(
+      `| ${result.root} | ${range(result.firstStarts)} | ${range(result.restarts)} | ${result.rss2sMiB.toFixed(0)} |`,
+    );
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
