@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
+import { maintainedMonths, partitionName } from '../src/usage/usage-partitions.service';
 import { compileGateway } from './support/compile-gateway';
 
 const ROOT = join(__dirname, '..');
@@ -32,12 +33,7 @@ function start(dataDir: string) {
 }
 
 /** usage_records_YYYY_MM of this UTC month and the next two, as partition maintenance keeps them. */
-function partitionsFrom(now: Date): string[] {
-  return [0, 1, 2].map((ahead) => {
-    const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + ahead, 1));
-    return `usage_records_${month.getUTCFullYear()}_${String(month.getUTCMonth() + 1).padStart(2, '0')}`;
-  });
-}
+const partitionsFrom = (now: Date) => maintainedMonths(now).map(partitionName);
 
 describe('embedded database template (npm run build)', () => {
   let built: string;

@@ -57,18 +57,15 @@ export class UsagePartitions implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   async maintain(now = new Date()): Promise<MaintenanceReport> {
-    const current = monthStart(now);
-    const months = Array.from({ length: MONTHS_AHEAD + 1 }, (_, ahead) =>
-      addMonths(current, ahead),
-    );
+    const months = maintainedMonths(now);
     // One read first: on nearly every run all of them exist, and nothing needs the lock.
     const missing = await this.missingPartitions(months.map(partitionName));
     const created: string[] = [];
     for (const month of months) {
-      if (missing.has(partitionName(month)) && (await this.ensurePartition(month)))
-        created.push(partitionName(month));
+      const name = partitionName(month);
+      if (missing.has(name) && (await this.ensurePartition(month))) created.push(name);
     }
-    const cutoff = this.retentionCutoff(now, current);
+    const cutoff = this.retentionCutoff(now, months[0]);
     const dropped = cutoff ? await this.dropRowsBefore(cutoff) : [];
     return { created, dropped };
   }
@@ -173,6 +170,12 @@ export class UsagePartitions implements OnApplicationBootstrap, OnModuleDestroy 
       { maxWait: 10_000, timeout: 120_000 },
     );
   }
+}
+
+/** The first days (UTC) of the months whose partitions are kept ready: this one and MONTHS_AHEAD. */
+export function maintainedMonths(now: Date): Date[] {
+  const current = monthStart(now);
+  return Array.from({ length: MONTHS_AHEAD + 1 }, (_, ahead) => addMonths(current, ahead));
 }
 
 export function partitionName(month: Date): string {

@@ -33,6 +33,7 @@ const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { Agent, request } = require('undici');
 const autocannon = require('autocannon');
+const { median, memory, sleep } = require('./process-stats');
 
 const ROOT = join(__dirname, '..', '..');
 const env = process.env;
@@ -73,13 +74,6 @@ const OUTPUT = env.BENCH_OUTPUT ?? join(ROOT, 'bench-results.json');
 const PROFILE_DIR = env.BENCH_PROFILE ?? '';
 const IDLE_SETTLE_MS = Number(env.BENCH_IDLE_SETTLE_MS ?? 13_000);
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const median = (values) => {
-  const sorted = values.filter((v) => v !== undefined && !Number.isNaN(v)).sort((a, b) => a - b);
-  if (!sorted.length) return NaN;
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 /** A table cell: value / base to two decimals, or empty where either is not a number. */
 const ratio = (value, base) =>
   typeof value === 'number' && typeof base === 'number' && base !== 0
@@ -114,13 +108,6 @@ function cpuSeconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-
-/** VmRSS and VmHWM of a process, in MiB. */
-function memory(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
-  return { rss: kib('VmRSS') / 1024, hwm: kib('VmHWM') / 1024 };
-}
 
 /** A floor proxy (floor-proxy.js, nest-floor-proxy.js) on the targets' core, as a target. */
 async function startFloor(name, file, upstreamUrl, children, nodeArgs = []) {

@@ -11,9 +11,10 @@
 //
 // Output: a table on stdout and BENCH_OUTPUT (startup-results.json).
 const { spawn } = require('node:child_process');
-const { mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
+const { median, memory, sleep } = require('./process-stats');
 
 const ROOT = join(__dirname, '..', '..');
 const env = process.env;
@@ -23,18 +24,6 @@ const ROOTS = [ROOT, ...(env.BENCH_STARTUP_ROOTS ?? '').split(':').filter(Boolea
 );
 const OUTPUT = env.BENCH_OUTPUT ?? join(ROOT, 'startup-results.json');
 const TIMEOUT_MS = 60_000;
-
-const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
-
-function rssMiB(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
-}
 
 /** Starts the build in `root` on `dataDir`; resolves with ms to "gateway listening" and RSS. */
 async function start(root, dataDir) {
@@ -65,7 +54,7 @@ async function start(root, dataDir) {
       child.once('exit', (code) => fail(new Error(`exited with ${code}: ${output.slice(-500)}`)));
     });
     await sleep(2000);
-    return { listeningMs, rss2s: rssMiB(child.pid) };
+    return { listeningMs, rss2s: memory(child.pid).rss };
   } finally {
     const exited = new Promise((done) => child.once('exit', done));
     child.kill('SIGTERM');
