@@ -15,6 +15,10 @@ FROM node:20-bookworm-slim
 # Without DATABASE_URL the gateway runs its embedded Postgres in GATEWAY_DATA_DIR: /data, owned by
 # the non-root `node` user (uid 1000) and declared a volume so keys and usage outlive the container.
 ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 GATEWAY_DATA_DIR=/data
+# Started as `npm run start:prod` starts it (a test keeps the two the same): glibc's malloc held to
+# two arenas and V8's young generation to 16 MiB, about 20 MiB less RSS under load for no measured
+# CPU (docs/performance.md, "Eighth pass").
+ENV MALLOC_ARENA_MAX=2
 WORKDIR /app
 RUN mkdir -p /data && chown node:node /data && chmod 0700 /data
 COPY --from=build /app/node_modules ./node_modules
@@ -25,4 +29,4 @@ COPY bin ./bin
 USER node
 VOLUME ["/data"]
 EXPOSE 8080
-CMD ["node", "dist/main.js"]
+CMD ["node", "--max-semi-space-size=8", "dist/main.js"]

@@ -34,6 +34,7 @@ const { join } = require('node:path');
 const { Agent, request } = require('undici');
 const autocannon = require('autocannon');
 const { median, memory, sleep } = require('./process-stats');
+const { startRuntime } = require('./start-runtime');
 
 const ROOT = join(__dirname, '..', '..');
 const env = process.env;
@@ -70,9 +71,21 @@ const settings = {
   targetCpu: TARGET_CPU,
   loadCpu: LOAD_CPU,
 };
+// Every target runs as `npm run start:prod` and the image run the gateway (MALLOC_ARENA_MAX, node's
+// heap flags): the floors too, so that what separates the targets is their code. `plain`: neither,
+// for all targets (BENCH_RUNTIME) or for the baseline only (BENCH_BASELINE_RUNTIME).
+const PLAIN = { env: {}, nodeArgs: [] };
+const RUNTIME = env.BENCH_RUNTIME === 'plain' ? PLAIN : startRuntime(ROOT);
+const BASELINE_RUNTIME = env.BENCH_BASELINE_RUNTIME === 'plain' ? PLAIN : RUNTIME;
+settings.runtime = RUNTIME;
+settings.baselineRuntime = BASELINE_RUNTIME;
 const OUTPUT = env.BENCH_OUTPUT ?? join(ROOT, 'bench-results.json');
 const PROFILE_DIR = env.BENCH_PROFILE ?? '';
 const IDLE_SETTLE_MS = Number(env.BENCH_IDLE_SETTLE_MS ?? 13_000);
+
+const describeRuntime = ({ env: vars, nodeArgs }) =>
+  [...Object.entries(vars).map(([name, value]) => `${name}=${value}`), ...nodeArgs].join(' ') ||
+  'plain';
 
 /** A table cell: value / base to two decimals, or empty where either is not a number. */
 const ratio = (value, base) =>
@@ -87,7 +100,7 @@ function startListener(args, extraEnv, pin) {
   const command = pin ? 'taskset' : process.execPath;
   const argv = pin ? ['-c', TARGET_CPU, process.execPath, ...args] : args;
   const child = spawn(command, argv, {
-    env: { ...env, ...extraEnv },
+    env: { ...env, ...(pin ? RUNTIME.env : {}), ...extraEnv },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
@@ -112,7 +125,7 @@ const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim(
 /** A floor proxy (floor-proxy.js, nest-floor-proxy.js) on the targets' core, as a target. */
 async function startFloor(name, file, upstreamUrl, children, nodeArgs = []) {
   const { child, pid, port } = await startListener(
-    [...nodeArgs, join(__dirname, file)],
+    [...RUNTIME.nodeArgs, ...nodeArgs, join(__dirname, file)],
     { UPSTREAM_URL: upstreamUrl },
     true,
   );
@@ -125,7 +138,7 @@ async function startGateway(
   name,
   upstreamUrl,
   extraEnv,
-  { nodeArgs = [], root = ROOT, databaseUrl = env.BENCH_DATABASE_URL } = {},
+  { nodeArgs = [], root = ROOT, databaseUrl = env.BENCH_DATABASE_URL, runtime = RUNTIME } = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), `gateway-bench-${name}-`));
   const config = join(dir, 'gateway.yaml');
@@ -138,6 +151,7 @@ async function startGateway(
   const logFile = join(dir, 'gateway.log');
   const gatewayEnv = {
     ...env,
+    ...runtime.env,
     ...extraEnv,
     NODE_ENV: 'production',
     PORT: '0',
@@ -164,7 +178,7 @@ async function startGateway(
     const output = cli(['keys', 'create', '--name', `bench-${name}-${Date.now()}`, '--json']);
     key = JSON.parse(output.toString()).secret;
   }
-  const node = [...nodeArgs, join(root, 'dist', 'main.js')];
+  const node = [...runtime.nodeArgs, ...nodeArgs, join(root, 'dist', 'main.js')];
   const started = Date.now();
   const child = spawn('taskset', ['-c', TARGET_CPU, process.execPath, ...node], {
     env: gatewayEnv,
@@ -388,6 +402,7 @@ async function main() {
         {
           root: env.BENCH_BASELINE,
           databaseUrl: env.BENCH_BASELINE_DATABASE_URL ?? env.BENCH_DATABASE_URL,
+          runtime: BASELINE_RUNTIME,
         },
       );
       children.push(baseline.child);
@@ -496,7 +511,8 @@ async function main() {
     console.log(
       `\nupstream ${settings.upstreamLatencyMs} ms, streams of ${settings.chunks} chunks ${settings.chunkDelayMs} ms apart, ` +
         `${settings.rounds} rounds, ${settings.durationS} s per saturation run, concurrency ${settings.concurrency}, ` +
-        `database ${settings.database}, targets on CPU ${TARGET_CPU}, load on CPU ${LOAD_CPU} (medians over rounds; ` +
+        `database ${settings.database}, targets on CPU ${TARGET_CPU}, load on CPU ${LOAD_CPU}, ` +
+        `runtime ${describeRuntime(RUNTIME)}${BASELINE_RUNTIME === RUNTIME ? '' : ` (baseline ${describeRuntime(BASELINE_RUNTIME)})`} (medians over rounds; ` +
         `direct upstream p50 ${directJson.toFixed(2)} ms, TTFT ${directTtft.toFixed(2)} ms)\n`,
     );
     console.log(table(rows));

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench:startup` (docs/performance.md, "Start-up"): how long the built gateway takes from
-// `node dist/main.js` to its "gateway listening" line on the embedded defaults, the README's
+// `node dist/main.js` (with the settings of `npm run start:prod`, start-runtime.js) to its
+// "gateway listening" line on the embedded defaults, the README's
 // quick start: a first start on a new data folder (the build's template is copied), then a
 // restart on the same folder. Also RSS 2 s after listening, from /proc/<pid>/status.
 //
@@ -15,6 +16,7 @@ const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
 const { median, memory, sleep } = require('./process-stats');
+const { startRuntime } = require('./start-runtime');
 
 const ROOT = join(__dirname, '..', '..');
 const env = process.env;
@@ -24,13 +26,16 @@ const ROOTS = [ROOT, ...(env.BENCH_STARTUP_ROOTS ?? '').split(':').filter(Boolea
 );
 const OUTPUT = env.BENCH_OUTPUT ?? join(ROOT, 'startup-results.json');
 const TIMEOUT_MS = 60_000;
+// Every build starts as this checkout's start:prod starts the gateway: what differs is the code.
+const RUNTIME = startRuntime(ROOT);
 
 /** Starts the build in `root` on `dataDir`; resolves with ms to "gateway listening" and RSS. */
 async function start(root, dataDir) {
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [join(root, 'dist', 'main.js')], {
+  const child = spawn(process.execPath, [...RUNTIME.nodeArgs, join(root, 'dist', 'main.js')], {
     cwd: root,
     env: {
+      ...RUNTIME.env,
       PATH: env.PATH,
       HOME: env.HOME,
       GATEWAY_DATA_DIR: dataDir,
