@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 // The benchmarks' reading of start:prod, so that they run the gateway as it is deployed.
@@ -33,9 +33,14 @@ describe('start scripts: the runtime the gateway is deployed with', () => {
     );
   });
 
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
   const run = (script: string, extraEnv: Record<string, string> = {}) => {
-    const environment: NodeJS.ProcessEnv = { ...process.env, ...extraEnv };
-    if (!('MALLOC_ARENA_MAX' in extraEnv)) delete environment.MALLOC_ARENA_MAX;
+    // The developer's own settings out of the way: only what the script sets is seen.
+    const environment: NodeJS.ProcessEnv = { ...process.env };
+    delete environment.MALLOC_ARENA_MAX;
+    delete environment.NODE_OPTIONS;
+    Object.assign(environment, extraEnv);
     const result = spawnSync('sh', ['-c', scripts[script]], { cwd: root, env: environment });
     expect(result.stderr.toString()).toBe('');
     return JSON.parse(result.stdout.toString()) as [string | undefined, string[]];

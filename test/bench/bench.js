@@ -27,6 +27,10 @@
 // Output: a table on stdout and BENCH_OUTPUT (bench-results.json). BENCH_QUICK=1: shorter rounds
 // (about 2 minutes in all). BENCH_PROFILE=DIR: no comparison; CPU profiles of the Nest floor and
 // the gateway under JSON and stream load into DIR (profile()).
+//
+// Every target runs as `npm run start:prod` runs the gateway (start-runtime.js: MALLOC_ARENA_MAX
+// and node's flags), the floors included; BENCH_RUNTIME=plain runs them all as plain `node`,
+// BENCH_BASELINE_RUNTIME=plain the baseline only.
 const { spawn, execFileSync } = require('node:child_process');
 const { mkdtempSync, writeFileSync, readFileSync, openSync } = require('node:fs');
 const { tmpdir } = require('node:os');
@@ -75,6 +79,10 @@ const settings = {
 // heap flags): the floors too, so that what separates the targets is their code. `plain`: neither,
 // for all targets (BENCH_RUNTIME) or for the baseline only (BENCH_BASELINE_RUNTIME).
 const PLAIN = { env: {}, nodeArgs: [] };
+// What the targets inherit from this shell: never its MALLOC_ARENA_MAX, or a `plain` target
+// would not be plain (the image sets one).
+const INHERITED = { ...env };
+delete INHERITED.MALLOC_ARENA_MAX;
 const RUNTIME = env.BENCH_RUNTIME === 'plain' ? PLAIN : startRuntime(ROOT);
 const BASELINE_RUNTIME = env.BENCH_BASELINE_RUNTIME === 'plain' ? PLAIN : RUNTIME;
 settings.runtime = RUNTIME;
@@ -100,7 +108,7 @@ function startListener(args, extraEnv, pin) {
   const command = pin ? 'taskset' : process.execPath;
   const argv = pin ? ['-c', TARGET_CPU, process.execPath, ...args] : args;
   const child = spawn(command, argv, {
-    env: { ...env, ...(pin ? RUNTIME.env : {}), ...extraEnv },
+    env: pin ? { ...INHERITED, ...RUNTIME.env, ...extraEnv } : { ...env, ...extraEnv },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
@@ -150,7 +158,7 @@ async function startGateway(
   );
   const logFile = join(dir, 'gateway.log');
   const gatewayEnv = {
-    ...env,
+    ...INHERITED,
     ...runtime.env,
     ...extraEnv,
     NODE_ENV: 'production',

@@ -9,7 +9,11 @@ function startRuntime(root) {
   const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const script = scripts['start:prod'] ?? '';
   const arenas = /\bMALLOC_ARENA_MAX=\$\{MALLOC_ARENA_MAX:-(\d+)\}/.exec(script)?.[1];
-  const flags = /\bnode((?: --\S+)*) dist\/main\.js/.exec(script)?.[1] ?? '';
+  const command = /\bnode((?: --\S+)*) dist\/main\.js/.exec(script);
+  // A script this reader does not understand must not quietly benchmark a plain `node`.
+  if (!command)
+    throw new Error(`start:prod does not run \`node [--flags] dist/main.js\`: ${script}`);
+  const flags = command[1];
   return {
     env: arenas ? { MALLOC_ARENA_MAX: arenas } : {},
     nodeArgs: flags.split(' ').filter(Boolean),

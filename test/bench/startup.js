@@ -26,16 +26,22 @@ const ROOTS = [ROOT, ...(env.BENCH_STARTUP_ROOTS ?? '').split(':').filter(Boolea
 );
 const OUTPUT = env.BENCH_OUTPUT ?? join(ROOT, 'startup-results.json');
 const TIMEOUT_MS = 60_000;
-// Every build starts as this checkout's start:prod starts the gateway: what differs is the code.
-const RUNTIME = startRuntime(ROOT);
+// Every build starts as this checkout's start:prod starts the gateway, so what differs is the
+// code; BENCH_RUNTIME=plain starts them as plain `node`. BENCH_STARTUP_PLAIN=1 adds this build
+// as plain `node` to the rotation: a before/after of the start settings.
+const PLAIN = { env: {}, nodeArgs: [] };
+const RUNTIME = env.BENCH_RUNTIME === 'plain' ? PLAIN : startRuntime(ROOT);
+const TARGETS = ROOTS.map((root) => ({ label: root, root, runtime: RUNTIME }));
+if (env.BENCH_STARTUP_PLAIN === '1' && RUNTIME !== PLAIN)
+  TARGETS.push({ label: `${ROOT} (plain node)`, root: ROOT, runtime: PLAIN });
 
-/** Starts the build in `root` on `dataDir`; resolves with ms to "gateway listening" and RSS. */
-async function start(root, dataDir) {
+/** Starts the target's build on `dataDir`; resolves with ms to "gateway listening" and RSS. */
+async function start({ root, runtime }, dataDir) {
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [...RUNTIME.nodeArgs, join(root, 'dist', 'main.js')], {
+  const child = spawn(process.execPath, [...runtime.nodeArgs, join(root, 'dist', 'main.js')], {
     cwd: root,
     env: {
-      ...RUNTIME.env,
+      ...runtime.env,
       PATH: env.PATH,
       HOME: env.HOME,
       GATEWAY_DATA_DIR: dataDir,
@@ -68,30 +74,32 @@ async function start(root, dataDir) {
 }
 
 async function main() {
-  const runs = new Map(ROOTS.map((root) => [root, { first: [], restart: [], rss: [] }]));
+  const runs = new Map(TARGETS.map(({ label }) => [label, { first: [], restart: [], rss: [] }]));
   for (let round = 1; round <= ROUNDS; round++) {
-    for (const root of ROOTS) {
+    for (const target of TARGETS) {
       const folder = mkdtempSync(join(tmpdir(), 'gateway-startup-'));
       try {
         const dataDir = join(folder, 'data');
-        const first = await start(root, dataDir);
-        const restart = await start(root, dataDir);
-        const run = runs.get(root);
+        const first = await start(target, dataDir);
+        const restart = await start(target, dataDir);
+        const run = runs.get(target.label);
         run.first.push(first.listeningMs);
         run.restart.push(restart.listeningMs);
         run.rss.push(restart.rss2s);
         console.error(
-          `round ${round} ${root}: first ${first.listeningMs.toFixed(0)} ms, restart ${restart.listeningMs.toFixed(0)} ms`,
+          `round ${round} ${target.label}: first ${first.listeningMs.toFixed(0)} ms, restart ${restart.listeningMs.toFixed(0)} ms`,
         );
       } finally {
         rmSync(folder, { recursive: true, force: true });
       }
     }
   }
-  const results = ROOTS.map((root) => {
-    const run = runs.get(root);
+  const results = TARGETS.map(({ label, root, runtime }) => {
+    const run = runs.get(label);
     return {
+      build: label,
       root,
+      runtime,
       firstStartMs: median(run.first),
       restartMs: median(run.restart),
       rss2sMiB: median(run.rss),
@@ -106,7 +114,7 @@ async function main() {
     const range = (values) =>
       `${(median(values) / 1000).toFixed(2)} (${(Math.min(...values) / 1000).toFixed(2)}-${(Math.max(...values) / 1000).toFixed(2)})`;
     console.log(
-      `| ${result.root} | ${range(result.firstStarts)} | ${range(result.restarts)} | ${result.rss2sMiB.toFixed(0)} |`,
+      `| ${result.build} | ${range(result.firstStarts)} | ${range(result.restarts)} | ${result.rss2sMiB.toFixed(0)} |`,
     );
   }
 }
