@@ -38,7 +38,7 @@ const { join } = require('node:path');
 const { Agent, request } = require('undici');
 const autocannon = require('autocannon');
 const { median, memory, sleep } = require('./process-stats');
-const { startRuntime } = require('./start-runtime');
+const { PLAIN_RUNTIME, runtimeFor } = require('./start-runtime');
 
 const ROOT = join(__dirname, '..', '..');
 const env = process.env;
@@ -75,18 +75,15 @@ const settings = {
   targetCpu: TARGET_CPU,
   loadCpu: LOAD_CPU,
 };
-// Every target runs as `npm run start:prod` and the image run the gateway (MALLOC_ARENA_MAX, node's
-// heap flags): the floors too, so that what separates the targets is their code. `plain`: neither,
-// for all targets (BENCH_RUNTIME) or for the baseline only (BENCH_BASELINE_RUNTIME).
-const PLAIN = { env: {}, nodeArgs: [] };
+// The runtime of every target, floors included (see the header), and of the baseline.
+const RUNTIME = runtimeFor(ROOT, env.BENCH_RUNTIME);
+const BASELINE_RUNTIME = env.BENCH_BASELINE_RUNTIME === 'plain' ? PLAIN_RUNTIME : RUNTIME;
+settings.runtime = RUNTIME;
+settings.baselineRuntime = BASELINE_RUNTIME;
 // What the targets inherit from this shell: never its MALLOC_ARENA_MAX, or a `plain` target
 // would not be plain (the image sets one).
 const INHERITED = { ...env };
 delete INHERITED.MALLOC_ARENA_MAX;
-const RUNTIME = env.BENCH_RUNTIME === 'plain' ? PLAIN : startRuntime(ROOT);
-const BASELINE_RUNTIME = env.BENCH_BASELINE_RUNTIME === 'plain' ? PLAIN : RUNTIME;
-settings.runtime = RUNTIME;
-settings.baselineRuntime = BASELINE_RUNTIME;
 const OUTPUT = env.BENCH_OUTPUT ?? join(ROOT, 'bench-results.json');
 const PROFILE_DIR = env.BENCH_PROFILE ?? '';
 const IDLE_SETTLE_MS = Number(env.BENCH_IDLE_SETTLE_MS ?? 13_000);

@@ -4,6 +4,14 @@
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
 
+/** Plain `node dist/main.js`: no MALLOC_ARENA_MAX, no node flags. */
+const PLAIN_RUNTIME = Object.freeze({ env: Object.freeze({}), nodeArgs: Object.freeze([]) });
+
+/** The runtime a benchmark setting asks for: `plain`, or (anything else) start:prod's. */
+function runtimeFor(root, setting) {
+  return setting === 'plain' ? PLAIN_RUNTIME : startRuntime(root);
+}
+
 /** { env, nodeArgs } of the start:prod script in the checkout at `root`; empty where it sets none. */
 function startRuntime(root) {
   const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -20,4 +28,4 @@ function startRuntime(root) {
   };
 }
 
-module.exports = { startRuntime };
+module.exports = { PLAIN_RUNTIME, runtimeFor, startRuntime };

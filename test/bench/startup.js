@@ -16,7 +16,7 @@ const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
 const { median, memory, sleep } = require('./process-stats');
-const { startRuntime } = require('./start-runtime');
+const { PLAIN_RUNTIME, runtimeFor } = require('./start-runtime');
 
 const ROOT = join(__dirname, '..', '..');
 const env = process.env;
@@ -29,11 +29,10 @@ const TIMEOUT_MS = 60_000;
 // Every build starts as this checkout's start:prod starts the gateway, so what differs is the
 // code; BENCH_RUNTIME=plain starts them as plain `node`. BENCH_STARTUP_PLAIN=1 adds this build
 // as plain `node` to the rotation: a before/after of the start settings.
-const PLAIN = { env: {}, nodeArgs: [] };
-const RUNTIME = env.BENCH_RUNTIME === 'plain' ? PLAIN : startRuntime(ROOT);
+const RUNTIME = runtimeFor(ROOT, env.BENCH_RUNTIME);
 const TARGETS = ROOTS.map((root) => ({ label: root, root, runtime: RUNTIME }));
-if (env.BENCH_STARTUP_PLAIN === '1' && RUNTIME !== PLAIN)
-  TARGETS.push({ label: `${ROOT} (plain node)`, root: ROOT, runtime: PLAIN });
+if (env.BENCH_STARTUP_PLAIN === '1' && RUNTIME !== PLAIN_RUNTIME)
+  TARGETS.push({ label: `${ROOT} (plain node)`, root: ROOT, runtime: PLAIN_RUNTIME });
 
 /** Starts the target's build on `dataDir`; resolves with ms to "gateway listening" and RSS. */
 async function start({ root, runtime }, dataDir) {
