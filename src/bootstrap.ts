@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { afterListen, configureApp } from './app.setup';
+import { StablePrototypeExpressAdapter } from './common/http/stable-prototype-express.adapter';
 import { StartupLogger } from './common/logging/startup.logger';
 import { installLeanAsyncResourceBind } from './common/runtime/lean-async-resource-bind';
 import { collectStartupGarbage } from './common/runtime/startup-garbage';
@@ -18,15 +19,19 @@ export async function bootstrap(env: EnvironmentVariables): Promise<void> {
   // Nest's interceptors bind three functions per chat completion; Node 20's bind is the costly kind.
   installLeanAsyncResourceBind();
   const logger = new StartupLogger({ logLevels: logLevelsFrom(env.LOG_LEVEL) });
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, {
-    bodyParser: false,
-    logger,
-    // Nest's start-up lines wait for the JSON logger instead of going out as coloured text.
-    bufferLogs: true,
-    // A failed start (bad config, database behind) exits with status 1 through main.ts's catch,
-    // not with Nest's default abort().
-    abortOnError: false,
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule,
+    new StablePrototypeExpressAdapter(),
+    {
+      bodyParser: false,
+      logger,
+      // Nest's start-up lines wait for the JSON logger instead of going out as coloured text.
+      bufferLogs: true,
+      // A failed start (bad config, database behind) exits with status 1 through main.ts's catch,
+      // not with Nest's default abort().
+      abortOnError: false,
+    },
+  );
   logger.writeTo(app.get(PinoLogger));
   app.useLogger(logger);
   configureApp(app);
