@@ -58,3 +58,29 @@ describe('AttemptDeadline.signal', () => {
     expect(deadline.signal.aborted).toBe(false);
   });
 });
+
+describe('AttemptDeadline.arm', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('times whole milliseconds, never less than what is left, so attempts share timer lists', () => {
+    const delays: number[] = [];
+    const realSetTimeout = global.setTimeout;
+    jest.spyOn(global, 'setTimeout').mockImplementation(((callback: () => void, ms?: number) => {
+      delays.push(ms ?? 0);
+      return realSetTimeout(callback, ms);
+    }) as typeof setTimeout);
+    // Accepted 2.25 ms ago: an exact remainder would be fractional.
+    const acceptedAt = performance.now() - 2.25;
+    const deadline = new AttemptDeadline(new AbortController().signal, acceptedAt);
+    deadline.arm(30_000, 'complete answer');
+    deadline.arm(1, 'first token');
+    const armedAt = performance.now();
+    deadline.dispose();
+    expect(delays).toHaveLength(2);
+    expect(delays.every(Number.isInteger)).toBe(true);
+    expect(delays[0]).toBeGreaterThanOrEqual(acceptedAt + 30_000 - armedAt);
+    expect(delays[0]).toBeLessThanOrEqual(30_000 - 2);
+    // Already past: due at once.
+    expect(delays[1]).toBe(0);
+  });
+});

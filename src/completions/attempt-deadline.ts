@@ -30,7 +30,10 @@ export class AttemptDeadline {
 
   /** Arms a deadline `ms` after acceptance; the returned function disarms it. */
   arm(ms: number, what: string): () => void {
-    const remaining = Math.max(0, this.acceptedAt + ms - performance.now());
+    // Whole milliseconds, rounded up so it never fires early: Node keeps one timer list per
+    // distinct duration (lib/internal/timers.js), and a fractional one, from performance.now(),
+    // gave every attempt a list of its own, keyed by the number's string, created and dropped.
+    const remaining = Math.max(0, Math.ceil(this.acceptedAt + ms - performance.now()));
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       this.controller.abort(
