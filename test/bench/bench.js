@@ -7,7 +7,8 @@
 // load generator and the upstream share the other one (BENCH_LOAD_CPU, default 0). Targets: the
 // floor, the gateway with memory counters and, with BENCH_REDIS_URL, the gateway with Redis
 // counters; and the design's floor (nest-floor-proxy.js: the floor's work inside a Nest
-// controller with a guard and an interceptor; BENCH_NEST_FLOOR=0 leaves it out). The gateway runs with everything on: key auth, a request limit and a token budget that
+// controller with a guard and an interceptor; BENCH_NEST_FLOOR=0 leaves it out; BENCH_STABLE_FLOOR=1
+// adds the floor with the gateway's stable-prototype HTTP server, floor-proxy.js). The gateway runs with everything on: key auth, a request limit and a token budget that
 // are checked but never reached, body validation, usage records (BENCH_DATABASE_URL, or the
 // embedded PGlite), JSON logs at the production level (`log`) to a file, metrics.
 //
@@ -128,10 +129,10 @@ function cpuSeconds(pid) {
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 
 /** A floor proxy (floor-proxy.js, nest-floor-proxy.js) on the targets' core, as a target. */
-async function startFloor(name, file, upstreamUrl, children, nodeArgs = []) {
+async function startFloor(name, file, upstreamUrl, children, nodeArgs = [], extraEnv = {}) {
   const { child, pid, port } = await startListener(
     [...RUNTIME.nodeArgs, ...nodeArgs, join(__dirname, file)],
-    { UPSTREAM_URL: upstreamUrl },
+    { UPSTREAM_URL: upstreamUrl, ...extraEnv },
     true,
   );
   children.push(child);
@@ -395,6 +396,12 @@ async function main() {
   try {
     if (PROFILE_DIR) return await profile(upstreamUrl, children);
     targets.push(await startFloor('floor', 'floor-proxy.js', upstreamUrl, children));
+    if (env.BENCH_STABLE_FLOOR === '1')
+      targets.push(
+        await startFloor('floor, stable prototypes', 'floor-proxy.js', upstreamUrl, children, [], {
+          FLOOR_STABLE_PROTOTYPES: '1',
+        }),
+      );
     if (env.BENCH_NEST_FLOOR !== '0')
       targets.push(await startFloor('nest floor', 'nest-floor-proxy.js', upstreamUrl, children));
     if (env.BENCH_BASELINE) {

@@ -3,6 +3,12 @@
 // Express app with undici. It parses the JSON body (any gateway must read `model`), sends it on to
 // UPSTREAM_URL over a keep-alive undici pool, and relays the answer, JSON or SSE, as it comes.
 // No auth, limits, logs or metrics. Prints `listening <port>` when ready.
+//
+// FLOOR_STABLE_PROTOTYPES=1 (the bench's target `floor, stable prototypes`): the same app, its
+// HTTP server building requests and responses on Express's prototypes, as the gateway's
+// StablePrototypeExpressAdapter does (docs/performance.md, "Ninth pass"), to show what that alone
+// is worth to a bare Express proxy.
+const { createServer, IncomingMessage, ServerResponse } = require('node:http');
 const express = require('express');
 const { Pool } = require('undici');
 
@@ -31,7 +37,22 @@ app.post('/v1/chat/completions', async (req, res) => {
     else res.destroy();
   }
 });
-const server = app.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () =>
+function ExpressIncomingMessage(socket) {
+  IncomingMessage.call(this, socket);
+}
+ExpressIncomingMessage.prototype = app.request;
+function ExpressServerResponse(request, options) {
+  ServerResponse.call(this, request, options);
+}
+ExpressServerResponse.prototype = app.response;
+const server =
+  process.env.FLOOR_STABLE_PROTOTYPES === '1'
+    ? createServer(
+        { IncomingMessage: ExpressIncomingMessage, ServerResponse: ExpressServerResponse },
+        app,
+      )
+    : createServer(app);
+server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () =>
   process.stdout.write(`listening ${server.address().port}\n`),
 );
 server.keepAliveTimeout = 60_000;
