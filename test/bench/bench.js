@@ -8,7 +8,7 @@
 // floor, the gateway with memory counters and, with BENCH_REDIS_URL, the gateway with Redis
 // counters; and the design's floor (nest-floor-proxy.js: the floor's work inside a Nest
 // controller with a guard and an interceptor; BENCH_NEST_FLOOR=0 leaves it out; BENCH_STABLE_FLOOR=1
-// adds the floor with the gateway's stable-prototype HTTP server, floor-proxy.js). The gateway runs with everything on: key auth, a request limit and a token budget that
+// adds both floors on the gateway's stable-prototype HTTP server, "Ninth pass"). The gateway runs with everything on: key auth, a request limit and a token budget that
 // are checked but never reached, body validation, usage records (BENCH_DATABASE_URL, or the
 // embedded PGlite), JSON logs at the production level (`log`) to a file, metrics.
 //
@@ -404,6 +404,17 @@ async function main() {
       );
     if (env.BENCH_NEST_FLOOR !== '0')
       targets.push(await startFloor('nest floor', 'nest-floor-proxy.js', upstreamUrl, children));
+    if (env.BENCH_STABLE_FLOOR === '1' && env.BENCH_NEST_FLOOR !== '0')
+      targets.push(
+        await startFloor(
+          'nest floor, stable prototypes',
+          'nest-floor-proxy.js',
+          upstreamUrl,
+          children,
+          [],
+          { FLOOR_STABLE_PROTOTYPES: '1' },
+        ),
+      );
     if (env.BENCH_BASELINE) {
       // Before/after in one run: another build of the gateway, same settings, memory counters;
       // its own database when the two builds' migrations differ.
