@@ -303,11 +303,12 @@ function refusal(
       charge.kind === 'spend' ? 'spend_budget_exceeded' : 'budget_exceeded',
       {
         message,
-        headers: {
-          ...headers,
-          ...(charge.period === 'total' ? {} : { 'retry-after': retryAfter }),
-          'x-should-retry': 'false',
-        },
+        headers: Object.assign(
+          {},
+          headers,
+          charge.period === 'total' ? {} : { 'retry-after': retryAfter },
+          { 'x-should-retry': 'false' },
+        ),
       },
     );
   }
@@ -316,13 +317,13 @@ function refusal(
       message:
         `This request reserves ${amount} tokens (prompt estimate + max_tokens), more than this API key's limit of ` +
         `${limit} tokens per minute. Lower max_tokens.`,
-      headers: { ...headers, 'x-should-retry': 'false' },
+      headers: Object.assign({}, headers, { 'x-should-retry': 'false' }),
     });
   }
   return new GatewayException('token_rate_limit_exceeded', {
     message:
       `Rate limit reached for tokens on this API key: limit ${limit} / min, used ${state.used}, requested ${amount}. ` +
       `Please try again in ${renews}.`,
-    headers: { ...headers, 'retry-after': retryAfter },
+    headers: Object.assign({}, headers, { 'retry-after': retryAfter }),
   });
 }

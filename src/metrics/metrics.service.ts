@@ -126,10 +126,9 @@ export class MetricsService {
     );
     let requests = series.byStatus.get(outcome.httpStatus);
     if (!requests) {
-      requests = this.requests.labels({
-        ...series.labels,
-        status: String(outcome.httpStatus),
-      });
+      requests = this.requests.labels(
+        Object.assign({ status: String(outcome.httpStatus) }, series.labels),
+      );
       series.byStatus.set(outcome.httpStatus, requests);
     }
     requests.inc();
@@ -156,8 +155,8 @@ export class MetricsService {
         labels,
         byStatus: new Map(),
         duration: this.duration.labels(labels),
-        promptTokens: this.tokens.labels({ ...labels, type: 'prompt' }),
-        completionTokens: this.tokens.labels({ ...labels, type: 'completion' }),
+        promptTokens: this.tokens.labels({ type: 'prompt', ...labels }),
+        completionTokens: this.tokens.labels({ type: 'completion', ...labels }),
         costUsd: this.cost.labels(labels),
         firstToken: this.firstToken.labels(labels),
       };

@@ -34,10 +34,11 @@ export class UsageReport {
       group.latencySum += count.latencyMs;
     }
     return [...groups.values()]
-      .map(({ latencySum, ...group }) => ({
-        ...group,
-        avgLatencyMs: group.requests > 0 ? Math.round(latencySum / group.requests) : 0,
-      }))
+      .map(({ latencySum, ...group }) =>
+        Object.assign(group, {
+          avgLatencyMs: group.requests > 0 ? Math.round(latencySum / group.requests) : 0,
+        }),
+      )
       .sort((a, b) => b.requests - a.requests || a.group.localeCompare(b.group));
   }
 }

@@ -117,17 +117,14 @@ export class UsageRepository {
       query.groupBy === 'key'
         ? (
             await this.prisma.usageRecord.groupBy({ by: ['keyId', 'status'], where, ...aggregates })
-          ).map((row) => ({ ...row, group: row.keyId }))
+          ).map((row) => Object.assign(row, { group: row.keyId }))
         : (
             await this.prisma.usageRecord.groupBy({
               by: ['publicModel', 'status'],
               where,
               ...aggregates,
             })
-          ).map((row) => ({
-            ...row,
-            group: row.publicModel,
-          }));
+          ).map((row) => Object.assign(row, { group: row.publicModel }));
     return rows.map((row) => ({
       group: row.group,
       status: row.status,

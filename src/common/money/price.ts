@@ -58,7 +58,7 @@ export function toPrice(raw: Partial<Record<PriceClass, string>>): Price {
     .map(([name, value]) => `${name}=${formatDecimal(value, PRICE_DECIMALS)}`)
     .join(';');
   const version = createHash('sha256').update(canonical).digest('hex').slice(0, 12);
-  return { ...classes, version };
+  return Object.assign(classes, { version });
 }
 
 /**

@@ -40,7 +40,14 @@ export class MemoryCounterStore implements CounterStore {
       allowed: refused < 0,
       charged,
       refused,
-      counters: current.map((window) => ({ ...window, resetMs: window.endsAt - now })),
+      // Built field by field, not `{ ...window, resetMs }`: Node 20's V8 gives an object spread
+      // followed by more properties a hidden class of its own every time (docs/performance.md,
+      // "Ninth pass").
+      counters: current.map((window) => ({
+        used: window.used,
+        endsAt: window.endsAt,
+        resetMs: window.endsAt - now,
+      })),
       backend: 'memory',
     };
   }
