@@ -1,3 +1,4 @@
+import { manualClientConnection } from '../common/http/client-connection.fixture';
 import { AttemptDeadline } from './attempt-deadline';
 
 describe('AttemptDeadline.race', () => {
@@ -6,10 +7,9 @@ describe('AttemptDeadline.race', () => {
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
     try {
-      const client = new AbortController();
-      const reason = new Error('client gone');
-      client.abort(reason);
-      const deadline = new AttemptDeadline(client.signal, performance.now());
+      const client = manualClientConnection();
+      const reason = client.leave();
+      const deadline = new AttemptDeadline(client, performance.now());
       // What an adapter does with an aborted signal: fail at once.
       const call = Promise.reject(new Error('aborted upstream call'));
       await expect(deadline.race(call)).rejects.toBe(reason);
@@ -21,7 +21,7 @@ describe('AttemptDeadline.race', () => {
   });
 
   it('settles with the promise while the signal stays quiet', async () => {
-    const deadline = new AttemptDeadline(new AbortController().signal, performance.now());
+    const deadline = new AttemptDeadline(manualClientConnection(), performance.now());
     await expect(deadline.race(Promise.resolve(42))).resolves.toBe(42);
     deadline.dispose();
   });
@@ -29,32 +29,33 @@ describe('AttemptDeadline.race', () => {
 
 describe('AttemptDeadline.signal', () => {
   it("aborts with the client's reason when the client leaves mid-attempt", () => {
-    const client = new AbortController();
-    const deadline = new AttemptDeadline(client.signal, performance.now());
+    const client = manualClientConnection();
+    const deadline = new AttemptDeadline(client, performance.now());
     expect(deadline.signal.aborted).toBe(false);
-    const reason = new Error('client gone');
-    client.abort(reason);
+    const reason = client.leave();
     expect(deadline.signal.aborted).toBe(true);
     expect(deadline.signal.reason).toBe(reason);
     deadline.dispose();
   });
 
   it("aborts with a timeout of its own, leaving the client's signal alone", async () => {
-    const client = new AbortController();
-    const deadline = new AttemptDeadline(client.signal, performance.now());
+    const client = manualClientConnection();
+    const deadline = new AttemptDeadline(client, performance.now());
     deadline.arm(1, 'complete answer');
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(deadline.signal.aborted).toBe(true);
     expect((deadline.signal.reason as Error).message).toMatch(/complete answer not within 1 ms/);
-    expect(client.signal.aborted).toBe(false);
+    expect(client.lostReason).toBeUndefined();
     deadline.dispose();
   });
 
   it('stops listening to the client once disposed', () => {
-    const client = new AbortController();
-    const deadline = new AttemptDeadline(client.signal, performance.now());
+    const client = manualClientConnection();
+    const deadline = new AttemptDeadline(client, performance.now());
+    expect(client.listening).toBe(1);
     deadline.dispose();
-    client.abort(new Error('after the attempt'));
+    expect(client.listening).toBe(0);
+    client.leave();
     expect(deadline.signal.aborted).toBe(false);
   });
 });
@@ -71,7 +72,7 @@ describe('AttemptDeadline.arm', () => {
     }) as typeof setTimeout);
     // Accepted 2.25 ms ago: an exact remainder would be fractional.
     const acceptedAt = performance.now() - 2.25;
-    const deadline = new AttemptDeadline(new AbortController().signal, acceptedAt);
+    const deadline = new AttemptDeadline(manualClientConnection(), acceptedAt);
     deadline.arm(30_000, 'complete answer');
     deadline.arm(1, 'first token');
     const armedAt = performance.now();

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import type { ClientConnection } from '../common/http/client-connection';
 import { UpstreamError } from '../common/errors/upstream.error';
 
 /**
@@ -12,20 +13,18 @@ export class AttemptDeadline {
   private readonly timers = new Set<NodeJS.Timeout>();
   /** Aborted by the client's disconnect or by a passed deadline, with the first one's reason. */
   readonly signal: AbortSignal = this.controller.signal;
-  private readonly forwardClientAbort: () => void;
+  private readonly stopHearingClient: () => void = () => undefined;
 
   /**
-   * The client's abort is forwarded by a listener, not combined with AbortSignal.any: that builds
-   * weak references and a finalization registry per call, a measurable share of a request's CPU
-   * (docs/performance.md). dispose() removes the listener.
+   * The client's leaving is forwarded by a listener on its connection (dispose() removes it);
+   * this is the request's one AbortController (docs/performance.md, "Ninth pass").
    */
   constructor(
-    private readonly clientSignal: AbortSignal,
+    client: ClientConnection,
     private readonly acceptedAt: number,
   ) {
-    this.forwardClientAbort = () => this.controller.abort(clientSignal.reason);
-    if (clientSignal.aborted) this.controller.abort(clientSignal.reason);
-    else clientSignal.addEventListener('abort', this.forwardClientAbort, { once: true });
+    if (client.lostReason) this.controller.abort(client.lostReason);
+    else this.stopHearingClient = client.onLost((reason) => this.controller.abort(reason));
   }
 
   /** Arms a deadline `ms` after acceptance; the returned function disarms it. */
@@ -69,6 +68,6 @@ export class AttemptDeadline {
   dispose(): void {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
-    this.clientSignal.removeEventListener('abort', this.forwardClientAbort);
+    this.stopHearingClient();
   }
 }

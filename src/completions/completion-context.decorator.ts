@@ -1,6 +1,6 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { clientAbortSignal } from '../common/http/client-abort-signal';
+import { clientConnection } from '../common/http/client-connection';
 import { responseHeaderSetter } from '../common/http/response-headers';
 import type { RequestLogFields } from '../common/logging/pino-options';
 import { OUTCOME_RECORDED } from '../metrics/metrics.middleware';
@@ -9,7 +9,7 @@ import type { CompletionContext } from './completions.service';
 
 /**
  * What CompletionsService needs of the HTTP exchange, as one handler parameter: the key the
- * guards authenticated, the request id, a signal for the client's disconnect, a way to add
+ * guards authenticated, the request id, the client's connection (is it still there), a way to add
  * response headers, and where the outcome goes for the request's log line and the metrics.
  *
  * One parameter rather than one decorator each: Nest resolves every custom parameter through the
@@ -24,7 +24,7 @@ export const CompletionRequest = createParamDecorator(
     return {
       key: request.virtualKey!,
       requestId: request.id ?? '',
-      signal: clientAbortSignal(response),
+      client: clientConnection(response),
       setHeaders: responseHeaderSetter(response),
       report: (outcome) => reportOutcome(response, outcome),
     };

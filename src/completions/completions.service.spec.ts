@@ -17,6 +17,7 @@ import { CompletionsService } from './completions.service';
 import { DeploymentHealthService } from './deployment-health.service';
 import { DeploymentRouter } from './deployment-router.service';
 import type { CreateChatCompletionDto } from './dto/create-chat-completion.dto';
+import { manualClientConnection } from '../common/http/client-connection.fixture';
 
 const key = aVirtualKey();
 
@@ -73,7 +74,7 @@ function serviceStreaming(
 const context = () => ({
   key,
   requestId: 'req_1',
-  signal: new AbortController().signal,
+  client: manualClientConnection(),
   setHeaders: () => undefined,
 });
 

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { replayFirst } from '../common/async/replay-first';
 import { ClientDisconnectedError } from '../common/errors/client-disconnected.error';
 import { GatewayException } from '../common/errors/gateway.exception';
+import type { ClientConnection } from '../common/http/client-connection';
 import type { SetResponseHeaders } from '../common/http/response-headers';
 import { logLevelsFrom, type EnvironmentVariables } from '../config/env.validation';
 import type { DeploymentConfig } from '../config/gateway-config.types';
@@ -34,7 +35,8 @@ import type { CreateChatCompletionDto } from './dto/create-chat-completion.dto';
 export interface CompletionContext {
   key: VirtualKeyView;
   requestId: string;
-  signal: AbortSignal;
+  /** The client's connection: whether it left before the response was complete. */
+  client: ClientConnection;
   setHeaders: SetResponseHeaders;
   /** Hears the outcome once it is known: the controller hands it to the request's log line. */
   report?: (outcome: CompletionOutcome) => void;
@@ -117,12 +119,12 @@ export class CompletionsService {
     try {
       const { result, deployment } = await this.router.withFailover(
         deployments,
-        context.signal,
+        context.client,
         async (adapter, candidate) => {
           attempted = candidate;
           const endAttempt = this.attemptStarting(progress, candidate);
           // timeout_ms bounds the whole answer, counted from the request's arrival (queueing included).
-          const deadline = new AttemptDeadline(context.signal, started);
+          const deadline = new AttemptDeadline(context.client, started);
           deadline.arm(candidate.timeoutMs, 'complete answer');
           try {
             const answer = await deadline.race(
@@ -194,7 +196,7 @@ export class CompletionsService {
     try {
       opened = await this.router.withFailover(
         deployments,
-        context.signal,
+        context.client,
         async (adapter, candidate) => {
           attempted = candidate;
           const endAttempt = this.attemptStarting(progress, candidate);
@@ -202,7 +204,7 @@ export class CompletionsService {
           // failed earlier deployment is included. The body timeout restarts on every byte, and SSE
           // comments are bytes: the first token needs a deadline of its own, which cancels this
           // attempt only; the stream as a whole is cut at STREAM_MAX_DURATION_MS.
-          const deadline = new AttemptDeadline(context.signal, started);
+          const deadline = new AttemptDeadline(context.client, started);
           deadline.arm(this.streamMaxDurationMs, 'end of stream (STREAM_MAX_DURATION_MS)');
           const disarmFirstToken = deadline.arm(candidate.firstTokenTimeoutMs, 'first token');
           let iterator: PartIterator | undefined;
@@ -314,7 +316,7 @@ export class CompletionsService {
       if (dto.stream_options?.include_usage) yield [chunk([], toWireUsage(usage))];
     } catch (error) {
       failure = error;
-      status = isDisconnect(error, context.signal) ? 'aborted' : 'failed';
+      status = isDisconnect(error, context.client) ? 'aborted' : 'failed';
       throw error;
     } finally {
       // Runs on completion, failure and early return (client gone): the deadlines are disarmed,
@@ -427,7 +429,7 @@ export class CompletionsService {
   ): void {
     // Off the success path, so worked out here rather than handed down by every caller.
     const cost = costAt(usage, deployment);
-    if (isDisconnect(error, progress.context.signal)) {
+    if (isDisconnect(error, progress.context.client)) {
       this.record(progress, {
         deployment,
         status: 'aborted',
@@ -537,9 +539,6 @@ function toWireUsage(usage: TokenUsage): CompletionUsage {
   };
 }
 
-function isDisconnect(error: unknown, signal: AbortSignal): boolean {
-  return (
-    error instanceof ClientDisconnectedError ||
-    (signal.aborted && signal.reason instanceof ClientDisconnectedError)
-  );
+function isDisconnect(error: unknown, client: ClientConnection): boolean {
+  return error instanceof ClientDisconnectedError || client.lostReason !== undefined;
 }

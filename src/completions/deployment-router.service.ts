@@ -6,6 +6,7 @@ import type { SetResponseHeaders } from '../common/http/response-headers';
 import type { DeploymentConfig } from '../config/gateway-config.types';
 import { GatewayConfigService } from '../config/gateway-config.service';
 import { GatewayException } from '../common/errors/gateway.exception';
+import type { ClientConnection } from '../common/http/client-connection';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
 import type { PricedCandidate } from '../limits/token-reservation';
 import { ProviderRegistry } from '../providers/provider-registry.service';
@@ -153,7 +154,7 @@ export class DeploymentRouter {
    */
   async withFailover<T>(
     deployments: DeploymentConfig[],
-    signal: AbortSignal,
+    client: ClientConnection,
     call: (adapter: ProviderAdapter, deployment: DeploymentConfig) => Promise<T>,
     report?: RoutingReport,
   ): Promise<Routed<T>> {
@@ -179,7 +180,7 @@ export class DeploymentRouter {
       if (!this.health.tryAcquire(deployment.name) && !failOpen) continue;
       if (attempts > 0) {
         const waitStarted = performance.now();
-        await abortableSleep(this.delayBeforeAttempt(attempts, lastError), signal);
+        await abortableSleep(this.delayBeforeAttempt(attempts, lastError), client);
         upstreamMs += performance.now() - waitStarted;
         this.logger.warn(
           `deployment ${last!.name} failed (${describe(lastError)}); trying ${deployment.name}`,
@@ -197,7 +198,7 @@ export class DeploymentRouter {
       } catch (error) {
         upstreamMs += performance.now() - started;
         lastError = error;
-        const retryable = !signal.aborted && isRetryable(error);
+        const retryable = !client.lostReason && isRetryable(error);
         this.noteFailure(deployment, error, retryable);
         if (!retryable) {
           headers();
@@ -259,18 +260,17 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Waits `ms`, or rejects with the signal's reason as soon as the client is gone. */
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+/** Waits `ms`, or rejects with the client's ClientDisconnectedError as soon as it is gone. */
+function abortableSleep(ms: number, client: ClientConnection): Promise<void> {
+  if (client.lostReason) return Promise.reject(client.lostReason);
   return new Promise((resolve, reject) => {
-    const onAbort = () => {
+    const stopHearing = client.onLost((reason) => {
       clearTimeout(timer);
-      reject(signal.reason);
-    };
+      reject(reason);
+    });
     const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
+      stopHearing();
       resolve();
     }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -32,7 +32,7 @@ describe('StablePrototypeExpressAdapter', () => {
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({ controllers: [EchoController] }).compile();
     app = moduleRef.createNestApplication(new StablePrototypeExpressAdapter(), { logger: false });
-    express = app.getHttpAdapter().getInstance<Express>();
+    express = app.getHttpAdapter().getInstance() as Express;
     (app.getHttpServer() as Server).prependListener('request', (request, response) =>
       seen.push({
         request: Object.getPrototypeOf(request),
