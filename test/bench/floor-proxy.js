@@ -37,22 +37,22 @@ app.post('/v1/chat/completions', async (req, res) => {
     else res.destroy();
   }
 });
-function ExpressIncomingMessage(socket) {
-  IncomingMessage.call(this, socket);
-}
-ExpressIncomingMessage.prototype = app.request;
-function ExpressServerResponse(request, options) {
-  ServerResponse.call(this, request, options);
-}
-ExpressServerResponse.prototype = app.response;
-const server =
-  process.env.FLOOR_STABLE_PROTOTYPES === '1'
-    ? createServer(
-        { IncomingMessage: ExpressIncomingMessage, ServerResponse: ExpressServerResponse },
-        app,
-      )
-    : createServer(app);
+const server = createServer(
+  process.env.FLOOR_STABLE_PROTOTYPES === '1' ? stableMessageClasses(app) : {},
+  app,
+);
 server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () =>
   process.stdout.write(`listening ${server.address().port}\n`),
 );
 server.keepAliveTimeout = 60_000;
+
+/** As the gateway's installExpressMessageClasses: subclasses whose prototypes become Express's. */
+function stableMessageClasses(express) {
+  class ExpressIncomingMessage extends IncomingMessage {}
+  class ExpressServerResponse extends ServerResponse {}
+  Object.setPrototypeOf(ExpressIncomingMessage.prototype, express.request);
+  Object.setPrototypeOf(ExpressServerResponse.prototype, express.response);
+  express.request = ExpressIncomingMessage.prototype;
+  express.response = ExpressServerResponse.prototype;
+  return { IncomingMessage: ExpressIncomingMessage, ServerResponse: ExpressServerResponse };
+}

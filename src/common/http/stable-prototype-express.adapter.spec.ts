@@ -4,7 +4,7 @@ import type { Express, Request, Response } from 'express';
 import { IncomingMessage, ServerResponse, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  expressMessageClasses,
+  installExpressMessageClasses,
   StablePrototypeExpressAdapter,
 } from './stable-prototype-express.adapter';
 
@@ -79,21 +79,24 @@ describe('StablePrototypeExpressAdapter', () => {
   });
 });
 
-describe('expressMessageClasses', () => {
-  it("makes Node's messages with the given prototypes, still Node's messages", () => {
-    const requestPrototype = Object.create(IncomingMessage.prototype);
-    const responsePrototype = Object.create(ServerResponse.prototype);
-    const classes = expressMessageClasses({
-      request: requestPrototype,
-      response: responsePrototype,
-    });
-    const request = new classes.IncomingMessage(null as never);
-    const response = new classes.ServerResponse(request);
-    expect(Object.getPrototypeOf(request)).toBe(requestPrototype);
-    expect(Object.getPrototypeOf(response)).toBe(responsePrototype);
-    expect(request).toBeInstanceOf(IncomingMessage);
-    expect(response).toBeInstanceOf(ServerResponse);
-    expect(response.req).toBe(request);
-    expect(response.statusCode).toBe(200);
+describe('installExpressMessageClasses', () => {
+  it("makes Node's messages on prototypes that become Express's own and inherit from them", () => {
+    const request = Object.create(IncomingMessage.prototype, { app: { value: 'app' } });
+    const response = Object.create(ServerResponse.prototype, { app: { value: 'app' } });
+    const app = { request, response };
+    const classes = installExpressMessageClasses(app);
+    expect(app.request).toBe(classes.IncomingMessage.prototype);
+    expect(app.response).toBe(classes.ServerResponse.prototype);
+    expect(Object.getPrototypeOf(app.request)).toBe(request);
+    expect(Object.getPrototypeOf(app.response)).toBe(response);
+    const incoming = new classes.IncomingMessage(null as never);
+    const outgoing = new classes.ServerResponse(incoming);
+    expect(Object.getPrototypeOf(incoming)).toBe(app.request);
+    expect(Object.getPrototypeOf(outgoing)).toBe(app.response);
+    expect(incoming).toBeInstanceOf(IncomingMessage);
+    expect(outgoing).toBeInstanceOf(ServerResponse);
+    expect((incoming as unknown as { app: string }).app).toBe('app');
+    expect(outgoing.req).toBe(incoming);
+    expect(outgoing.statusCode).toBe(200);
   });
 });

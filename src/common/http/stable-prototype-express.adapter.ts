@@ -2,7 +2,6 @@ import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Express } from 'express';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 
 /**
  * Nest's Express adapter, with the HTTP server building each request and response on Express's
@@ -15,8 +14,8 @@ import type { Socket } from 'node:net';
  * and the gateway missed its inline cache and took V8's slow lookup, and each property added
  * built a new hidden class. Node's HTTP server takes the classes it instantiates
  * (`createServer`'s `IncomingMessage` and `ServerResponse` options, Node 18.7+); given classes
- * whose prototypes already are Express's, Express's `setPrototypeOf` finds nothing to change and
- * the objects keep the hidden classes of the requests before them (docs/performance.md, "Ninth
+ * whose prototypes are Express's, Express's `setPrototypeOf` finds nothing to change and the
+ * objects keep the hidden classes of the requests before them (docs/performance.md, "Ninth
  * pass": CPU per request of an Express hello-world 2.6x lower on this VM).
  */
 export class StablePrototypeExpressAdapter extends ExpressAdapter {
@@ -28,34 +27,33 @@ export class StablePrototypeExpressAdapter extends ExpressAdapter {
         'StablePrototypeExpressAdapter supports neither httpsOptions nor forceCloseConnections',
       );
     const app = this.getInstance<Express>();
-    this.setHttpServer(createServer(expressMessageClasses(app), app));
+    this.setHttpServer(createServer(installExpressMessageClasses(app), app));
   }
 }
 
-/** Constructors for Node's HTTP server whose instances have `app.request` / `app.response` as prototype. */
-export function expressMessageClasses(app: Pick<Express, 'request' | 'response'>): {
+/**
+ * Subclasses of Node's two message classes for its HTTP server, made Express's own: each one's
+ * prototype inherits from what Express had as `app.request` / `app.response` (its methods, `app`)
+ * and takes that place, so Express's per-request `setPrototypeOf` is handed the prototype the
+ * object already has.
+ *
+ * Subclasses rather than plain functions that run Node's constructors on a given prototype: V8
+ * sizes an object's in-object fields from the class chain of its constructor, and a wrapper
+ * function left room for none, so every response (whose constructor stores many symbol-keyed
+ * fields) fell back to dictionary mode (docs/performance.md, "Ninth pass").
+ */
+export function installExpressMessageClasses(app: Pick<Express, 'request' | 'response'>): {
   IncomingMessage: typeof IncomingMessage;
   ServerResponse: typeof ServerResponse;
 } {
-  // Node's two classes are plain constructor functions (lib/_http_incoming.js,
-  // lib/_http_server.js), so a function can run them on an object it was given; a `class`
-  // could not take an existing object as its prototype (its `prototype` is read-only).
-  const incoming = IncomingMessage as unknown as (this: object, socket: Socket) => void;
-  const outgoing = ServerResponse as unknown as (
-    this: object,
-    request: IncomingMessage,
-    options?: object,
-  ) => void;
-  function ExpressIncomingMessage(this: object, socket: Socket): void {
-    incoming.call(this, socket);
-  }
-  function ExpressServerResponse(this: object, request: IncomingMessage, options?: object): void {
-    outgoing.call(this, request, options);
-  }
-  ExpressIncomingMessage.prototype = app.request;
-  ExpressServerResponse.prototype = app.response;
+  class ExpressIncomingMessage extends IncomingMessage {}
+  class ExpressServerResponse extends ServerResponse {}
+  Object.setPrototypeOf(ExpressIncomingMessage.prototype, app.request);
+  Object.setPrototypeOf(ExpressServerResponse.prototype, app.response);
+  app.request = ExpressIncomingMessage.prototype as unknown as Express['request'];
+  app.response = ExpressServerResponse.prototype as unknown as Express['response'];
   return {
-    IncomingMessage: ExpressIncomingMessage as unknown as typeof IncomingMessage,
-    ServerResponse: ExpressServerResponse as unknown as typeof ServerResponse,
+    IncomingMessage: ExpressIncomingMessage,
+    ServerResponse: ExpressServerResponse as typeof ServerResponse,
   };
 }
