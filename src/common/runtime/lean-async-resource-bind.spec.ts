@@ -44,6 +44,8 @@ describe('leanBind', () => {
     expect(types).toEqual(['named', 'explicit', 'bound-anonymous-fn']);
     expect(leanBind((_a: number, _b: number, _c: number) => 0).length).toBe(3);
     expect(leanBind((_a: number, _b: number) => 0, undefined, {}).length).toBe(2);
+    expect(leanBind(() => 0).length).toBe(0);
+    expect(leanBind(() => 0, undefined, {}).length).toBe(0);
   });
 
   it('rejects what is not a function when binding, as Node does', () => {

@@ -35,7 +35,11 @@ export const leanBind = function bind(fn: Bindable, type?: string, thisArg?: unk
       : function (this: unknown, ...args: unknown[]) {
           return resource.runInAsyncScope(fn, this, ...args);
         };
-  Object.defineProperty(bound, 'length', { configurable: true, value: fn.length });
+  // Both wrappers already have length 0, the length of every function Nest binds: redefining it
+  // anyway turned each bound function into a dictionary-mode object, three per chat completion
+  // (docs/performance.md, "Ninth pass").
+  if (fn.length !== bound.length)
+    Object.defineProperty(bound, 'length', { configurable: true, value: fn.length });
   return bound;
 } as Bind;
 
