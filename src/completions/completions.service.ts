@@ -218,8 +218,10 @@ export class CompletionsService {
             return { iterator, first, deadline };
           } catch (error) {
             endAttempt(error);
-            await iterator?.return?.();
+            // Disarmed first, and the attempt's own error kept whatever closing the stream says:
+            // a rejected return() used to leave the deadlines armed and the client listened to.
             deadline.dispose();
+            await iterator?.return?.()?.catch(() => undefined);
             throw error;
           }
         },

@@ -9,6 +9,8 @@ import { UpstreamError, upstreamErrorFromStatus } from '../common/errors/upstrea
 import { DeploymentHealthService } from './deployment-health.service';
 import { DeploymentRouter, isRetryable } from './deployment-router.service';
 import { weightedOrder } from './weighted-order';
+import { manualClientConnection } from '../common/http/client-connection.fixture';
+import type { ProviderAdapter } from '../providers/provider-adapter.interface';
 
 describe('DeploymentRouter', () => {
   const config = new GatewayConfigService(
@@ -68,6 +70,54 @@ describe('DeploymentRouter', () => {
     expect(candidates[0].price).not.toBeNull();
     // Worked out once per deployment list of the loaded config, not per request.
     expect(router.pricedCandidatesFor(list)).toBe(candidates);
+  });
+
+  it('ends the backoff between two attempts as soon as the client leaves, listening no longer', async () => {
+    // A backoff of 5-10 s: the test would time out if the client's leaving did not end it.
+    const env = new ConfigService({
+      ROUTER_BACKOFF_BASE_MS: 10_000,
+      ROUTER_BACKOFF_MAX_MS: 10_000,
+    });
+    const mock = { provider: 'mock' } as unknown as ProviderAdapter;
+    const router = new DeploymentRouter(
+      config,
+      new ProviderRegistry([mock]),
+      new DeploymentHealthService(),
+      env,
+    );
+    const client = manualClientConnection();
+    let calls = 0;
+    const routed = router.withFailover(deployments, client, async () => {
+      calls++;
+      throw new UpstreamError('unavailable', 'connection refused');
+    });
+    routed.catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(calls).toBe(1);
+    expect(client.listening).toBe(1);
+    const reason = client.leave();
+    await expect(routed).rejects.toBe(reason);
+    expect(calls).toBe(1);
+    expect(client.listening).toBe(0);
+  });
+
+  it('does not wait out a backoff for a client already gone', async () => {
+    const router = new DeploymentRouter(
+      config,
+      new ProviderRegistry([{ provider: 'mock' } as unknown as ProviderAdapter]),
+      new DeploymentHealthService(),
+      new ConfigService({ ROUTER_BACKOFF_BASE_MS: 10_000, ROUTER_BACKOFF_MAX_MS: 10_000 }),
+    );
+    const client = manualClientConnection();
+    let calls = 0;
+    const routed = router.withFailover(deployments, client, async () => {
+      calls++;
+      // The client leaves while the first attempt runs; the attempt fails as an aborted one would.
+      const reason = client.leave();
+      throw reason;
+    });
+    await expect(routed).rejects.toBe(client.lostReason);
+    expect(calls).toBe(1);
   });
 
   it('retries connection failures, timeouts, 429, 5xx and a refused provider key, never another 4xx', () => {

@@ -127,7 +127,7 @@ export class MetricsService {
     let requests = series.byStatus.get(outcome.httpStatus);
     if (!requests) {
       requests = this.requests.labels(
-        Object.assign({ status: String(outcome.httpStatus) }, series.labels),
+        Object.assign({}, series.labels, { status: String(outcome.httpStatus) }),
       );
       series.byStatus.set(outcome.httpStatus, requests);
     }
@@ -155,8 +155,9 @@ export class MetricsService {
         labels,
         byStatus: new Map(),
         duration: this.duration.labels(labels),
-        promptTokens: this.tokens.labels({ type: 'prompt', ...labels }),
-        completionTokens: this.tokens.labels({ type: 'completion', ...labels }),
+        // Label order as before (prom-client prints them in the order first given).
+        promptTokens: this.tokens.labels(Object.assign({}, labels, { type: 'prompt' })),
+        completionTokens: this.tokens.labels(Object.assign({}, labels, { type: 'completion' })),
         costUsd: this.cost.labels(labels),
         firstToken: this.firstToken.labels(labels),
       };
