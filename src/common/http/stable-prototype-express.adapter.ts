@@ -13,7 +13,7 @@ import { createServer, IncomingMessage, ServerResponse } from 'node:http';
  * responses, shared one, so every property read or write on them in Express, Nest, Node's streams
  * and the gateway missed its inline cache and took V8's slow lookup, and each property added
  * built a new hidden class. Node's HTTP server takes the classes it instantiates
- * (`createServer`'s `IncomingMessage` and `ServerResponse` options, Node 18.7+); given classes
+ * (`createServer`'s `IncomingMessage` and `ServerResponse` options); given classes
  * whose prototypes are Express's, Express's `setPrototypeOf` finds nothing to change and the
  * objects keep the hidden classes of the requests before them (docs/performance.md, "Ninth
  * pass": CPU per request of an Express hello-world 2.6x lower on this VM).
