@@ -483,9 +483,6 @@ export class CompletionsService {
       errorCode,
     };
     this.usage.record(outcome);
-    // Field by field, not `{ ...outcome, promptTokens, ... }`: Node 20's V8 gives an object spread
-    // followed by more properties a hidden class of its own every time (docs/performance.md,
-    // "Ninth pass").
     this.metrics?.completed({
       publicModel: outcome.publicModel,
       deployment: outcome.deployment,

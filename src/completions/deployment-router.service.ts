@@ -166,8 +166,6 @@ export class DeploymentRouter {
     const headers = (served?: DeploymentConfig) => {
       if (!report) return;
       const overhead = Math.max(0, Math.round(performance.now() - report.acceptedAt - upstreamMs));
-      // No conditional spread: Node 20's V8 gives an object spread followed by more properties
-      // a hidden class of its own every time (docs/performance.md, "Ninth pass").
       const routing: Record<string, string> = {};
       if (served) routing[ROUTING_HEADERS.deployment] = served.name;
       routing[ROUTING_HEADERS.attempts] = String(attempts);

@@ -75,9 +75,6 @@ export class UpstreamHttpClient implements OnModuleDestroy {
     try {
       // The agent's own request(), with the URL parsed once: undici's top-level request() parses
       // it into a WHATWG URL and copies the options on every call (docs/performance.md).
-      // Field by field, not `{ ...target, method, ... }`: Node 20's V8 gives an object spread
-      // followed by more properties a hidden class of its own every time (docs/performance.md,
-      // "Ninth pass").
       const { origin, path } = this.targetOf(input.url);
       response = await this.agent.request({
         origin,

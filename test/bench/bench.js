@@ -395,26 +395,17 @@ async function main() {
   const targets = [];
   try {
     if (PROFILE_DIR) return await profile(upstreamUrl, children);
-    targets.push(await startFloor('floor', 'floor-proxy.js', upstreamUrl, children));
-    if (env.BENCH_STABLE_FLOOR === '1')
-      targets.push(
-        await startFloor('floor, stable prototypes', 'floor-proxy.js', upstreamUrl, children, [], {
-          FLOOR_STABLE_PROTOTYPES: '1',
-        }),
-      );
-    if (env.BENCH_NEST_FLOOR !== '0')
-      targets.push(await startFloor('nest floor', 'nest-floor-proxy.js', upstreamUrl, children));
-    if (env.BENCH_STABLE_FLOOR === '1' && env.BENCH_NEST_FLOOR !== '0')
-      targets.push(
-        await startFloor(
-          'nest floor, stable prototypes',
-          'nest-floor-proxy.js',
-          upstreamUrl,
-          children,
-          [],
-          { FLOOR_STABLE_PROTOTYPES: '1' },
-        ),
-      );
+    const floors = [['floor', 'floor-proxy.js']];
+    if (env.BENCH_NEST_FLOOR !== '0') floors.push(['nest floor', 'nest-floor-proxy.js']);
+    for (const [name, file] of floors) {
+      targets.push(await startFloor(name, file, upstreamUrl, children));
+      if (env.BENCH_STABLE_FLOOR === '1')
+        targets.push(
+          await startFloor(`${name}, stable prototypes`, file, upstreamUrl, children, [], {
+            FLOOR_STABLE_PROTOTYPES: '1',
+          }),
+        );
+    }
     if (env.BENCH_BASELINE) {
       // Before/after in one run: another build of the gateway, same settings, memory counters;
       // its own database when the two builds' migrations differ.

@@ -5,10 +5,11 @@
 // No auth, limits, logs or metrics. Prints `listening <port>` when ready.
 //
 // FLOOR_STABLE_PROTOTYPES=1 (the bench's target `floor, stable prototypes`): the same app, its
-// HTTP server building requests and responses on Express's prototypes, as the gateway's
-// StablePrototypeExpressAdapter does (docs/performance.md, "Ninth pass"), to show what that alone
-// is worth to a bare Express proxy.
-const { createServer, IncomingMessage, ServerResponse } = require('node:http');
+// HTTP server building requests and responses on Express's prototypes with the gateway's own
+// installExpressMessageClasses, from the build (docs/performance.md, "Ninth pass"), to show what
+// that alone is worth to a bare Express proxy.
+const { createServer } = require('node:http');
+const { join } = require('node:path');
 const express = require('express');
 const { Pool } = require('undici');
 
@@ -38,7 +39,7 @@ app.post('/v1/chat/completions', async (req, res) => {
   }
 });
 const server = createServer(
-  process.env.FLOOR_STABLE_PROTOTYPES === '1' ? stableMessageClasses(app) : {},
+  process.env.FLOOR_STABLE_PROTOTYPES === '1' ? stableMessageClasses() : {},
   app,
 );
 server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () =>
@@ -46,13 +47,9 @@ server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () =>
 );
 server.keepAliveTimeout = 60_000;
 
-/** As the gateway's installExpressMessageClasses: subclasses whose prototypes become Express's. */
-function stableMessageClasses(express) {
-  class ExpressIncomingMessage extends IncomingMessage {}
-  class ExpressServerResponse extends ServerResponse {}
-  Object.setPrototypeOf(ExpressIncomingMessage.prototype, express.request);
-  Object.setPrototypeOf(ExpressServerResponse.prototype, express.response);
-  express.request = ExpressIncomingMessage.prototype;
-  express.response = ExpressServerResponse.prototype;
-  return { IncomingMessage: ExpressIncomingMessage, ServerResponse: ExpressServerResponse };
+function stableMessageClasses() {
+  const { installExpressMessageClasses } = require(
+    join(__dirname, '..', '..', 'dist', 'common', 'http', 'stable-prototype-express.adapter.js'),
+  );
+  return installExpressMessageClasses(app);
 }

@@ -39,9 +39,6 @@ export function requestLogMiddleware(logger: () => Logger | undefined) {
       const status = response.statusCode;
       const level = requestLogLevel(path, status);
       if (!log.isLevelEnabled(level)) return;
-      // Object.assign, not a spread between `req` and `res` (same keys, same order): Node 20's V8
-      // gives an object spread followed by more properties a hidden class of its own every time
-      // (docs/performance.md, "Ninth pass").
       const line: Record<string, unknown> = {
         req: { id: request.id, method: request.method, path },
       };

@@ -40,9 +40,6 @@ export class MemoryCounterStore implements CounterStore {
       allowed: refused < 0,
       charged,
       refused,
-      // Built field by field, not `{ ...window, resetMs }`: Node 20's V8 gives an object spread
-      // followed by more properties a hidden class of its own every time (docs/performance.md,
-      // "Ninth pass").
       counters: current.map((window) => ({
         used: window.used,
         endsAt: window.endsAt,

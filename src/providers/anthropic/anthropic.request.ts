@@ -202,7 +202,6 @@ export function anthropicHeaders(
   deployment: Pick<DeploymentConfig, 'apiKey' | 'headers'>,
   requestId: string,
 ): Record<string, string> {
-  // Object.assign rather than a leading spread (docs/performance.md, "Ninth pass").
   return Object.assign({}, configuredHeaders(deployment), {
     'x-api-key': deployment.apiKey ?? '',
     'anthropic-version': ANTHROPIC_VERSION,

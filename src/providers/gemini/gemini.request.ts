@@ -223,7 +223,6 @@ export function geminiHeaders(
   deployment: Pick<DeploymentConfig, 'apiKey' | 'headers'>,
   requestId: string,
 ): Record<string, string> {
-  // Object.assign rather than a leading spread (docs/performance.md, "Ninth pass").
   return Object.assign({}, configuredHeaders(deployment), {
     'x-goog-api-key': deployment.apiKey ?? '',
     'content-type': 'application/json',

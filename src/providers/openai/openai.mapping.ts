@@ -31,9 +31,6 @@ export function buildRequestBody(
   request: UpstreamChatRequest,
   stream: boolean,
 ): Record<string, unknown> {
-  // Object.assign, not `{ ...parameters, model, messages }` (same keys, same order): Node 20's V8
-  // gives an object spread followed by more properties a hidden class of its own every time
-  // (docs/performance.md, "Ninth pass").
   const body: Record<string, unknown> = Object.assign({}, request.parameters, {
     model: request.deployment.upstreamModel,
     messages: request.messages,
@@ -50,7 +47,6 @@ export function buildHeaders(
   deployment: DeploymentConfig,
   requestId: string,
 ): Record<string, string> {
-  // Object.assign rather than a spread: see buildRequestBody.
   return Object.assign({}, configuredHeaders(deployment), {
     authorization: `Bearer ${deployment.apiKey}`,
     'content-type': 'application/json',
@@ -102,7 +98,6 @@ export function mapCompletion(body: unknown, request: UpstreamChatRequest): Upst
     promptTokens: estimateTokens(JSON.stringify(request.messages)),
     completionTokens: estimateTokens(generated),
   };
-  // Object.assign rather than a spread: see buildRequestBody.
   return Object.assign({}, first, more.length > 0 ? { moreChoices: more, usage } : { usage });
 }
 
