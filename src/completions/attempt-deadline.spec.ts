@@ -23,7 +23,53 @@ describe('AttemptDeadline.race', () => {
   it('settles with the promise while the signal stays quiet', async () => {
     const deadline = new AttemptDeadline(manualClientConnection(), performance.now());
     await expect(deadline.race(Promise.resolve(42))).resolves.toBe(42);
+    await expect(deadline.race(Promise.reject(new Error('upstream said no')))).rejects.toThrow(
+      'upstream said no',
+    );
     deadline.dispose();
+  });
+
+  it('rejects a race in progress when a deadline passes, after the signal is aborted', async () => {
+    const deadline = new AttemptDeadline(manualClientConnection(), performance.now());
+    let abortedFirst = false;
+    deadline.signal.addEventListener('abort', () => (abortedFirst = true));
+    deadline.arm(1, 'first token');
+    const never = new Promise<never>(() => undefined);
+    await expect(deadline.race(never)).rejects.toThrow(/first token not within 1 ms/);
+    expect(abortedFirst).toBe(true);
+    deadline.dispose();
+  });
+
+  it("rejects every race in progress with the client's reason when the client leaves", async () => {
+    const client = manualClientConnection();
+    const deadline = new AttemptDeadline(client, performance.now());
+    const first = deadline.race(new Promise<never>(() => undefined));
+    const second = deadline.race(new Promise<never>(() => undefined));
+    const reason = client.leave();
+    await expect(first).rejects.toBe(reason);
+    await expect(second).rejects.toBe(reason);
+    deadline.dispose();
+  });
+
+  it('handles a rejection that comes after the abort (no unhandled rejection)', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const client = manualClientConnection();
+      const deadline = new AttemptDeadline(client, performance.now());
+      let failLater!: (error: Error) => void;
+      const call = new Promise<never>((_resolve, reject) => (failLater = reject));
+      const raced = deadline.race(call);
+      const reason = client.leave();
+      await expect(raced).rejects.toBe(reason);
+      failLater(new Error('aborted upstream call'));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(unhandled).toEqual([]);
+      deadline.dispose();
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
   });
 });
 

@@ -14,6 +14,12 @@ export class AttemptDeadline {
   /** Aborted by the client's disconnect or by a passed deadline, with the first one's reason. */
   readonly signal: AbortSignal = this.controller.signal;
   private readonly stopHearingClient: () => void = () => undefined;
+  /**
+   * The rejections of the races in progress, called by abort() itself: a listener on the signal
+   * would cost an EventTarget listener added and removed per race (docs/performance.md, "Ninth
+   * pass": about 3 us, where an entry in a Set costs next to nothing).
+   */
+  private readonly racing = new Set<(reason: unknown) => void>();
 
   /**
    * The client's leaving is forwarded by a listener on its connection (dispose() removes it);
@@ -24,7 +30,7 @@ export class AttemptDeadline {
     private readonly acceptedAt: number,
   ) {
     if (client.lostReason) this.controller.abort(client.lostReason);
-    else this.stopHearingClient = client.onLost((reason) => this.controller.abort(reason));
+    else this.stopHearingClient = client.onLost((reason) => this.abort(reason));
   }
 
   /** Arms a deadline `ms` after acceptance; the returned function disarms it. */
@@ -35,7 +41,7 @@ export class AttemptDeadline {
     const remaining = Math.max(0, Math.ceil(this.acceptedAt + ms - performance.now()));
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      this.controller.abort(
+      this.abort(
         new UpstreamError('timeout', `${what} not within ${ms} ms of the request's arrival`),
       );
     }, remaining);
@@ -54,14 +60,27 @@ export class AttemptDeadline {
       promise.catch(() => undefined);
       return Promise.reject(this.signal.reason);
     }
-    let onAbort!: () => void;
-    const aborted = new Promise<never>((_resolve, reject) => {
-      onAbort = () => reject(this.signal.reason);
-      this.signal.addEventListener('abort', onAbort, { once: true });
+    return new Promise<T>((resolve, reject) => {
+      this.racing.add(reject);
+      promise.then(
+        (value) => {
+          this.racing.delete(reject);
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.racing.delete(reject);
+          reject(error);
+        },
+      );
     });
-    return Promise.race([promise, aborted]).finally(() =>
-      this.signal.removeEventListener('abort', onAbort),
-    );
+  }
+
+  /** Aborts the signal (its listeners first: undici, a concurrency gate), then the races. */
+  private abort(reason: unknown): void {
+    if (this.signal.aborted) return;
+    this.controller.abort(reason);
+    for (const reject of this.racing) reject(this.signal.reason);
+    this.racing.clear();
   }
 
   /** Disarms every deadline; the attempt is over. */
