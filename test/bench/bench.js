@@ -61,6 +61,7 @@ const settings = {
   quick: QUICK,
   rounds: Number(env.BENCH_ROUNDS ?? (QUICK ? 2 : 3)),
   durationS: Number(env.BENCH_DURATION ?? (QUICK ? 3 : 8)),
+  warmupS: Number(env.BENCH_WARMUP ?? 3),
   concurrency: Number(env.BENCH_CONNECTIONS ?? 32),
   sequentialRequests: Number(env.BENCH_SEQUENTIAL ?? (QUICK ? 300 : 1000)),
   sequentialStreams: Number(env.BENCH_SEQUENTIAL_STREAMS ?? (QUICK ? 100 : 300)),
@@ -252,7 +253,7 @@ async function sequential(target, stream, count) {
 }
 
 /** Saturation at `concurrency` connections with autocannon; CPU from the target's counters. */
-function saturate(target, stream) {
+function saturate(target, stream, durationS = settings.durationS) {
   const cpuBefore = target.pid ? cpuSeconds(target.pid) : 0;
   return new Promise((resolve, reject) => {
     autocannon(
@@ -262,7 +263,7 @@ function saturate(target, stream) {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${target.key}` },
         body: BODY('bench-model', stream),
         connections: settings.concurrency,
-        duration: settings.durationS,
+        duration: durationS,
       },
       (error, result) => {
         if (error) return reject(error);
@@ -270,7 +271,7 @@ function saturate(target, stream) {
         const cpu = target.pid ? cpuSeconds(target.pid) - cpuBefore : NaN;
         resolve({
           requests: done,
-          rps: done / settings.durationS,
+          rps: done / durationS,
           p50: result.latency.p50,
           p99: result.latency.p99,
           cpuMsPerRequest: (cpu * 1000) / Math.max(1, done),
@@ -456,7 +457,20 @@ async function main() {
         stream: await sequential(direct, true, settings.sequentialStreams),
       });
       for (const target of targets) {
+        // Each target has idled while the others ran, and V8's memory reducer, which runs in an
+        // idle process, drops the hidden classes that optimised code depends on: the first
+        // seconds of load after a pause recompile the hot path (docs/performance.md, "Tenth
+        // pass"). One saturation run of each shape takes that, measured apart as `afterIdle`,
+        // so the figures below are those of a loaded process.
+        const afterIdle =
+          settings.warmupS > 0
+            ? {
+                json32: await saturate(target, false, settings.warmupS),
+                stream32: await saturate(target, true, settings.warmupS),
+              }
+            : null;
         const result = {
+          afterIdle,
           json1: await sequential(target, false, settings.sequentialRequests),
           json32: await saturate(target, false),
           stream1: await sequential(target, true, settings.sequentialStreams),
@@ -483,9 +497,16 @@ async function main() {
     for (const target of targets) {
       const m = (pick) => median(target.rounds.map(pick));
       const errors = target.rounds.reduce(
-        (sum, r) => sum + r.json1.errors + r.json32.errors + r.stream1.errors + r.stream32.errors,
+        (sum, r) =>
+          sum +
+          r.json1.errors +
+          r.json32.errors +
+          r.stream1.errors +
+          r.stream32.errors +
+          (r.afterIdle ? r.afterIdle.json32.errors + r.afterIdle.stream32.errors : 0),
         0,
       );
+      const idle = settings.warmupS > 0;
       summary[target.name] = {
         'added p50 c=1 (ms)': m((r) => r.json1.p50) - directJson,
         'added p99 c=1 (ms)': m((r) => r.json1.p99) - directJson99,
@@ -495,6 +516,16 @@ async function main() {
         'CPU per JSON request (ms)': m((r) => r.json32.cpuMsPerRequest),
         [`CPU per ${settings.chunks}-chunk stream (ms)`]: m((r) => r.stream32.cpuMsPerRequest),
         'streams/s c=32': m((r) => r.stream32.rps),
+        ...(idle
+          ? {
+              [`CPU per JSON request, first ${settings.warmupS} s after idle (ms)`]: m(
+                (r) => r.afterIdle.json32.cpuMsPerRequest,
+              ),
+              [`CPU per stream, first ${settings.warmupS} s after idle (ms)`]: m(
+                (r) => r.afterIdle.stream32.cpuMsPerRequest,
+              ),
+            }
+          : {}),
         'added TTFT c=1 (ms)': m((r) => r.stream1.p50) - directTtft,
         'RSS 2 s after start (MiB)': target.startRss,
         'idle RSS (MiB)': target.idleRss,
@@ -524,7 +555,7 @@ async function main() {
     });
     console.log(
       `\nupstream ${settings.upstreamLatencyMs} ms, streams of ${settings.chunks} chunks ${settings.chunkDelayMs} ms apart, ` +
-        `${settings.rounds} rounds, ${settings.durationS} s per saturation run, concurrency ${settings.concurrency}, ` +
+        `${settings.rounds} rounds, ${settings.durationS} s per saturation run (each after ${settings.warmupS} s runs of JSON and streams, reported as "after idle"), concurrency ${settings.concurrency}, ` +
         `database ${settings.database}, targets on CPU ${TARGET_CPU}, load on CPU ${LOAD_CPU}, ` +
         `runtime ${describeRuntime(RUNTIME)}${BASELINE_RUNTIME === RUNTIME ? '' : ` (baseline ${describeRuntime(BASELINE_RUNTIME)})`} (medians over rounds; ` +
         `direct upstream p50 ${directJson.toFixed(2)} ms, TTFT ${directTtft.toFixed(2)} ms)\n`,
