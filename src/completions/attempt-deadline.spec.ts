@@ -1,23 +1,31 @@
 import { manualClientConnection } from '../common/http/client-connection.fixture';
 import { AttemptDeadline } from './attempt-deadline';
 
+/** What went unhandled while `run` ran, and for 10 ms after it (Node reports them a turn late). */
+async function unhandledRejectionsOf(run: () => Promise<void>): Promise<unknown[]> {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    await run();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+  return unhandled;
+}
+
 describe('AttemptDeadline.race', () => {
   it('rejects with the abort reason and leaves no unhandled rejection when already aborted', async () => {
-    const unhandled: unknown[] = [];
-    const onUnhandled = (reason: unknown) => unhandled.push(reason);
-    process.on('unhandledRejection', onUnhandled);
-    try {
+    const unhandled = await unhandledRejectionsOf(async () => {
       const client = manualClientConnection();
       const reason = client.leave();
       const deadline = new AttemptDeadline(client, performance.now());
       // What an adapter does with an aborted signal: fail at once.
       const call = Promise.reject(new Error('aborted upstream call'));
       await expect(deadline.race(call)).rejects.toBe(reason);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(unhandled).toEqual([]);
-    } finally {
-      process.off('unhandledRejection', onUnhandled);
-    }
+    });
+    expect(unhandled).toEqual([]);
   });
 
   it('settles with the promise while the signal stays quiet', async () => {
@@ -52,10 +60,7 @@ describe('AttemptDeadline.race', () => {
   });
 
   it('handles a rejection that comes after the abort (no unhandled rejection)', async () => {
-    const unhandled: unknown[] = [];
-    const onUnhandled = (reason: unknown) => unhandled.push(reason);
-    process.on('unhandledRejection', onUnhandled);
-    try {
+    const unhandled = await unhandledRejectionsOf(async () => {
       const client = manualClientConnection();
       const deadline = new AttemptDeadline(client, performance.now());
       let failLater!: (error: Error) => void;
@@ -64,12 +69,9 @@ describe('AttemptDeadline.race', () => {
       const reason = client.leave();
       await expect(raced).rejects.toBe(reason);
       failLater(new Error('aborted upstream call'));
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(unhandled).toEqual([]);
       deadline.dispose();
-    } finally {
-      process.off('unhandledRejection', onUnhandled);
-    }
+    });
+    expect(unhandled).toEqual([]);
   });
 });
 
