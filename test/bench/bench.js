@@ -13,7 +13,9 @@
 // embedded PGlite), JSON logs at the production level (`log`) to a file, metrics.
 //
 // Rounds are interleaved (every scenario on every target, then the next round) so drift cancels;
-// figures are medians over rounds. Scenarios: JSON at concurrency 1 (own undici client, added p50
+// figures are medians over rounds. Each target's round starts with BENCH_WARMUP (3) seconds of
+// JSON and then of streams at concurrency 32, reported apart as "after idle" (the target idled
+// while the others ran; docs/performance.md, "Tenth pass"). Then: JSON at concurrency 1 (own undici client, added p50
 // and p99 against the upstream called directly), JSON at concurrency 32 (autocannon: req/s,
 // latency, CPU per request from /proc/<pid>/stat), streams of UPSTREAM_CHUNKS events at
 // concurrency 1 (added time to first token) and 32 (streams/s, CPU per stream), and finally
@@ -26,7 +28,7 @@
 // when set, else on the same database).
 //
 // Output: a table on stdout and BENCH_OUTPUT (bench-results.json). BENCH_QUICK=1: shorter rounds
-// (about 2 minutes in all). BENCH_PROFILE=DIR: no comparison; CPU profiles of the Nest floor and
+// (about 3 minutes in all with the two default floors). BENCH_PROFILE=DIR: no comparison; CPU profiles of the Nest floor and
 // the gateway under JSON and stream load into DIR (profile()).
 //
 // Every target runs as `npm run start:prod` runs the gateway (start-runtime.js: MALLOC_ARENA_MAX
@@ -521,7 +523,7 @@ async function main() {
               [`CPU per JSON request, first ${settings.warmupS} s after idle (ms)`]: m(
                 (r) => r.afterIdle.json32.cpuMsPerRequest,
               ),
-              [`CPU per stream, first ${settings.warmupS} s after idle (ms)`]: m(
+              [`CPU per stream, ${settings.warmupS}-${2 * settings.warmupS} s after idle (ms)`]: m(
                 (r) => r.afterIdle.stream32.cpuMsPerRequest,
               ),
             }
@@ -555,7 +557,7 @@ async function main() {
     });
     console.log(
       `\nupstream ${settings.upstreamLatencyMs} ms, streams of ${settings.chunks} chunks ${settings.chunkDelayMs} ms apart, ` +
-        `${settings.rounds} rounds, ${settings.durationS} s per saturation run (each after ${settings.warmupS} s runs of JSON and streams, reported as "after idle"), concurrency ${settings.concurrency}, ` +
+        `${settings.rounds} rounds, ${settings.durationS} s per saturation run${settings.warmupS > 0 ? ` (each target's round after ${settings.warmupS} s of JSON and ${settings.warmupS} s of streams, reported as "after idle")` : ''}, concurrency ${settings.concurrency}, ` +
         `database ${settings.database}, targets on CPU ${TARGET_CPU}, load on CPU ${LOAD_CPU}, ` +
         `runtime ${describeRuntime(RUNTIME)}${BASELINE_RUNTIME === RUNTIME ? '' : ` (baseline ${describeRuntime(BASELINE_RUNTIME)})`} (medians over rounds; ` +
         `direct upstream p50 ${directJson.toFixed(2)} ms, TTFT ${directTtft.toFixed(2)} ms)\n`,
