@@ -36,6 +36,7 @@
 // BENCH_BASELINE_RUNTIME=plain the baseline only.
 const { spawn, execFileSync } = require('node:child_process');
 const { mkdtempSync, writeFileSync, readFileSync, openSync } = require('node:fs');
+const { createServer } = require('node:net');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { Agent, request } = require('undici');
@@ -158,12 +159,15 @@ async function startGateway(
     `models:\n  bench-model:\n${deployment('bench-model')}  bench-hold:\n${deployment('bench-hold')}`,
   );
   const logFile = join(dir, 'gateway.log');
+  // A port chosen here, and readiness from /health, not from the "listening" log line: that line
+  // is not written below LOG_LEVEL=log (BENCH_GATEWAY_ENV='{"LOG_LEVEL":"warn"}' waited for ever).
+  const port = await freePort();
   const gatewayEnv = {
     ...INHERITED,
     ...runtime.env,
     ...extraEnv,
     NODE_ENV: 'production',
-    PORT: '0',
+    PORT: String(port),
     HOST: '127.0.0.1',
     GATEWAY_CONFIG: config,
     GATEWAY_DATA_DIR: join(dir, 'data'),
@@ -197,21 +201,43 @@ async function startGateway(
   child.on('exit', () => (exited = true));
   for (;;) {
     if (exited) throw new Error(`gateway ${name} exited; see ${logFile}`);
-    const log = readFileSync(logFile, 'utf8');
-    const port = /gateway listening on http:\/\/[^:]+:(\d+)/.exec(log)?.[1];
-    key ??= /Demo virtual key: (\S+)/.exec(log)?.[1];
-    if (port && key)
+    // Written to stdout at every log level (demo-key.service.ts).
+    key ??= /Demo virtual key: (\S+)/.exec(readFileSync(logFile, 'utf8'))?.[1];
+    if (key && (await answers(`http://127.0.0.1:${port}/health`)))
       return {
         name,
         child,
         pid: child.pid,
-        port: Number(port),
+        port,
         base: `http://127.0.0.1:${port}/v1`,
         key,
         logFile,
         startMs: Date.now() - started,
       };
     await sleep(50);
+  }
+}
+
+/** A TCP port free on loopback now (the OS's pick, released for the target to bind). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Whether `url` answers 200 yet. */
+async function answers(url) {
+  try {
+    const { statusCode, body } = await request(url);
+    await body.dump();
+    return statusCode === 200;
+  } catch {
+    return false;
   }
 }
 
