@@ -72,19 +72,17 @@ describe('DeploymentRouter', () => {
     expect(router.pricedCandidatesFor(list)).toBe(candidates);
   });
 
-  it('ends the backoff between two attempts as soon as the client leaves, listening no longer', async () => {
-    // A backoff of 5-10 s: the test would time out if the client's leaving did not end it.
-    const env = new ConfigService({
-      ROUTER_BACKOFF_BASE_MS: 10_000,
-      ROUTER_BACKOFF_MAX_MS: 10_000,
-    });
-    const mock = { provider: 'mock' } as unknown as ProviderAdapter;
-    const router = new DeploymentRouter(
+  // A backoff of 5-10 s between attempts: a test would time out if it were waited out.
+  const slowBackoffRouter = () =>
+    new DeploymentRouter(
       config,
-      new ProviderRegistry([mock]),
+      new ProviderRegistry([{ provider: 'mock' } as unknown as ProviderAdapter]),
       new DeploymentHealthService(),
-      env,
+      new ConfigService({ ROUTER_BACKOFF_BASE_MS: 10_000, ROUTER_BACKOFF_MAX_MS: 10_000 }),
     );
+
+  it('ends the backoff between two attempts as soon as the client leaves, listening no longer', async () => {
+    const router = slowBackoffRouter();
     const client = manualClientConnection();
     let calls = 0;
     const routed = router.withFailover(deployments, client, async () => {
@@ -102,12 +100,7 @@ describe('DeploymentRouter', () => {
   });
 
   it('does not wait out a backoff for a client already gone', async () => {
-    const router = new DeploymentRouter(
-      config,
-      new ProviderRegistry([{ provider: 'mock' } as unknown as ProviderAdapter]),
-      new DeploymentHealthService(),
-      new ConfigService({ ROUTER_BACKOFF_BASE_MS: 10_000, ROUTER_BACKOFF_MAX_MS: 10_000 }),
-    );
+    const router = slowBackoffRouter();
     const client = manualClientConnection();
     let calls = 0;
     const routed = router.withFailover(deployments, client, async () => {

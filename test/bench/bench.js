@@ -7,16 +7,17 @@
 // load generator and the upstream share the other one (BENCH_LOAD_CPU, default 0). Targets: the
 // floor, the gateway with memory counters and, with BENCH_REDIS_URL, the gateway with Redis
 // counters; and the design's floor (nest-floor-proxy.js: the floor's work inside a Nest
-// controller with a guard and an interceptor; BENCH_NEST_FLOOR=0 leaves it out; BENCH_STABLE_FLOOR=1
-// adds both floors on the gateway's stable-prototype HTTP server, "Ninth pass"). The gateway runs with everything on: key auth, a request limit and a token budget that
+// controller with a guard and an interceptor; BENCH_NEST_FLOOR=0 leaves it out;
+// BENCH_STABLE_FLOOR=1 adds both floors on the gateway's stable-prototype HTTP server, "Ninth
+// pass"). The gateway runs with everything on: key auth, a request limit and a token budget that
 // are checked but never reached, body validation, usage records (BENCH_DATABASE_URL, or the
 // embedded PGlite), JSON logs at the production level (`log`) to a file, metrics.
 //
 // Rounds are interleaved (every scenario on every target, then the next round) so drift cancels;
 // figures are medians over rounds. Each target's round starts with BENCH_WARMUP (3) seconds of
 // JSON and then of streams at concurrency 32, reported apart as "after idle" (the target idled
-// while the others ran; docs/performance.md, "Tenth pass"). Then: JSON at concurrency 1 (own undici client, added p50
-// and p99 against the upstream called directly), JSON at concurrency 32 (autocannon: req/s,
+// while the others ran; docs/performance.md, "Tenth pass"). Then: JSON at concurrency 1 (own
+// undici client, added p50 and p99 against the upstream called directly), JSON at concurrency 32 (autocannon: req/s,
 // latency, CPU per request from /proc/<pid>/stat), streams of UPSTREAM_CHUNKS events at
 // concurrency 1 (added time to first token) and 32 (streams/s, CPU per stream), and finally
 // BENCH_HOLD_STREAMS (1000) streams held open at once. Memory: RSS 2 s after the last target
@@ -28,20 +29,19 @@
 // when set, else on the same database).
 //
 // Output: a table on stdout and BENCH_OUTPUT (bench-results.json). BENCH_QUICK=1: shorter rounds
-// (about 3 minutes in all with the two default floors). BENCH_PROFILE=DIR: no comparison; CPU profiles of the Nest floor and
-// the gateway under JSON and stream load into DIR (profile()).
+// (about 3 minutes in all with the two default floors). BENCH_PROFILE=DIR: no comparison; CPU
+// profiles of the Nest floor and the gateway under JSON and stream load into DIR (profile()).
 //
 // Every target runs as `npm run start:prod` runs the gateway (start-runtime.js: MALLOC_ARENA_MAX
 // and node's flags), the floors included; BENCH_RUNTIME=plain runs them all as plain `node`,
 // BENCH_BASELINE_RUNTIME=plain the baseline only.
 const { spawn, execFileSync } = require('node:child_process');
 const { mkdtempSync, writeFileSync, readFileSync, openSync } = require('node:fs');
-const { createServer } = require('node:net');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { Agent, request } = require('undici');
 const autocannon = require('autocannon');
-const { median, memory, sleep } = require('./process-stats');
+const { answers, closedPort, median, memory, sleep } = require('./process-stats');
 const { PLAIN_RUNTIME, runtimeFor } = require('./start-runtime');
 
 const ROOT = join(__dirname, '..', '..');
@@ -161,7 +161,7 @@ async function startGateway(
   const logFile = join(dir, 'gateway.log');
   // A port chosen here, and readiness from /health, not from the "listening" log line: that line
   // is not written below LOG_LEVEL=log (BENCH_GATEWAY_ENV='{"LOG_LEVEL":"warn"}' waited for ever).
-  const port = await freePort();
+  const port = await closedPort();
   const gatewayEnv = {
     ...INHERITED,
     ...runtime.env,
@@ -215,29 +215,6 @@ async function startGateway(
         startMs: Date.now() - started,
       };
     await sleep(50);
-  }
-}
-
-/** A TCP port free on loopback now (the OS's pick, released for the target to bind). */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Whether `url` answers 200 yet. */
-async function answers(url) {
-  try {
-    const { statusCode, body } = await request(url);
-    await body.dump();
-    return statusCode === 200;
-  } catch {
-    return false;
   }
 }
 
@@ -524,17 +501,16 @@ async function main() {
     const summary = {};
     for (const target of targets) {
       const m = (pick) => median(target.rounds.map(pick));
-      const errors = target.rounds.reduce(
-        (sum, r) =>
-          sum +
-          r.json1.errors +
-          r.json32.errors +
-          r.stream1.errors +
-          r.stream32.errors +
-          (r.afterIdle ? r.afterIdle.json32.errors + r.afterIdle.stream32.errors : 0),
-        0,
-      );
-      const idle = settings.warmupS > 0;
+      const errors = target.rounds
+        .flatMap((r) => [
+          r.json1,
+          r.json32,
+          r.stream1,
+          r.stream32,
+          r.afterIdle?.json32,
+          r.afterIdle?.stream32,
+        ])
+        .reduce((sum, run) => sum + (run?.errors ?? 0), 0);
       summary[target.name] = {
         'added p50 c=1 (ms)': m((r) => r.json1.p50) - directJson,
         'added p99 c=1 (ms)': m((r) => r.json1.p99) - directJson99,
@@ -544,7 +520,7 @@ async function main() {
         'CPU per JSON request (ms)': m((r) => r.json32.cpuMsPerRequest),
         [`CPU per ${settings.chunks}-chunk stream (ms)`]: m((r) => r.stream32.cpuMsPerRequest),
         'streams/s c=32': m((r) => r.stream32.rps),
-        ...(idle
+        ...(settings.warmupS > 0
           ? {
               [`CPU per JSON request, first ${settings.warmupS} s after idle (ms)`]: m(
                 (r) => r.afterIdle.json32.cpuMsPerRequest,

@@ -22,6 +22,8 @@ const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const autocannon = require('autocannon');
 const { createFakeUpstream } = require('./fake-upstream');
+// closedPort: the failing first deployment of BENCH_FAILOVER=dead.
+const { answers, closedPort } = require('./process-stats');
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -43,15 +45,6 @@ function startFailingUpstream() {
     });
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
-/** A port nothing listens on: the failing first deployment of BENCH_FAILOVER=dead. */
-async function closedPort() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** The benchmark's fake OpenAI upstream (fake-upstream.js), in this process. */
@@ -121,11 +114,7 @@ function startGateway(upstreamUrl, failingUrl) {
 
 async function waitReady(url) {
   for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
+    if (await answers(url)) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`${url} never became ready`);

@@ -1,5 +1,7 @@
-// Helpers the benchmarks share: the median they report and a process's memory as Linux counts it.
+// Helpers the benchmarks share: the median they report, a process's memory as Linux counts it, a
+// free loopback port for a target and whether a target answers yet.
 const { readFileSync } = require('node:fs');
+const { createServer } = require('node:net');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -18,4 +20,24 @@ function memory(pid) {
   return { rss: kib('VmRSS') / 1024, hwm: kib('VmHWM') / 1024 };
 }
 
-module.exports = { sleep, median, memory };
+/** A loopback port nothing listens on (the OS's pick, just released): a target's, or a dead one. */
+async function closedPort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Whether `url` answers 2xx yet; false while nothing listens there. */
+async function answers(url) {
+  try {
+    const response = await fetch(url);
+    await response.arrayBuffer();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+module.exports = { sleep, median, memory, closedPort, answers };
