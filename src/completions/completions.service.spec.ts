@@ -56,7 +56,7 @@ function serviceStreaming(
   // Limits are not what these tests are about: every reservation is granted and settles silently.
   const tokenLimits = {
     reserve: async () => ({}),
-    settle: async () => undefined,
+    settleInBackground: () => undefined,
   } as unknown as TokenLimitsService;
   const env = { get: (name: string) => (name === 'LOG_LEVEL' ? logLevel : undefined) };
   const service = new CompletionsService(

@@ -151,7 +151,7 @@ export class CompletionsService {
       });
       // Known before the body leaves, unlike a stream's (docs/spend.md).
       if (outcome.cost) context.setHeaders({ 'x-gateway-cost-usd': outcome.cost.usd });
-      await this.tokenLimits.settle(reservation, result.usage, cost);
+      this.tokenLimits.settleInBackground(reservation, result.usage, cost);
       return {
         id: newCompletionId(),
         object: 'chat.completion',
@@ -172,7 +172,7 @@ export class CompletionsService {
       };
     } catch (error) {
       // Nothing reached the client, so nothing is charged.
-      await this.tokenLimits.settle(reservation, NO_USAGE);
+      this.tokenLimits.settleInBackground(reservation, NO_USAGE);
       this.recordFailure(progress, { deployment: attempted, error, usage: NO_USAGE });
       throw error;
     }
@@ -228,7 +228,7 @@ export class CompletionsService {
         { acceptedAt: started, setHeaders: context.setHeaders },
       );
     } catch (error) {
-      await this.tokenLimits.settle(reservation, NO_USAGE);
+      this.tokenLimits.settleInBackground(reservation, NO_USAGE);
       this.recordFailure(progress, { deployment: attempted, error, usage: NO_USAGE });
       throw error;
     }
@@ -328,7 +328,7 @@ export class CompletionsService {
       streamClosed?.();
       const settled = usage ?? this.estimateUsage(dto, streamedChars);
       const cost = costAt(settled, deployment);
-      await this.tokenLimits.settle(reservation, settled, cost);
+      this.tokenLimits.settleInBackground(reservation, settled, cost);
       if (status === 'completed')
         this.record(progress, { deployment, status, httpStatus: 200, usage: settled, cost });
       // After the first chunk the client got 200 and an error event: the row says so, and

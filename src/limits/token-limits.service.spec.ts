@@ -61,6 +61,41 @@ describe('TokenLimitsService', () => {
     );
   });
 
+  it('settles in the background: sent at once, and waited for by a graceful shutdown', async () => {
+    const counters = new MemoryCounterStore();
+    let answer!: () => void;
+    // A Redis round trip that has not come back yet.
+    const adjust = jest
+      .spyOn(counters, 'adjust')
+      .mockImplementation(() => new Promise<void>((resolve) => (answer = resolve)));
+    const limits = service({}, counters);
+    const reservation = await limits.reserve(key, request, noHeaders);
+
+    limits.settleInBackground(reservation, { promptTokens: 9, completionTokens: 12 });
+    // Sent before the answer leaves: the next check on this connection runs after it.
+    expect(adjust).toHaveBeenCalledWith(
+      [{ key: 'limits:{k1}:tpm', endsAt: expect.any(Number) }],
+      21 - 100,
+      'memory',
+    );
+    let shutDown = false;
+    const shutdown = limits.beforeApplicationShutdown().then(() => (shutDown = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(shutDown).toBe(false);
+    answer();
+    await shutdown;
+    expect(shutDown).toBe(true);
+    // Nothing is kept once a settlement is answered.
+    await expect(
+      Promise.race([
+        limits.beforeApplicationShutdown().then(() => 'idle'),
+        new Promise((resolve) => setImmediate(() => resolve('waiting'))),
+      ]),
+    ).resolves.toBe('idle');
+    limits.settleInBackground(reservation, { promptTokens: 0, completionTokens: 0 });
+    expect(adjust).toHaveBeenCalledTimes(1);
+  });
+
   it('hands the token headers to the response', async () => {
     const headers: Record<string, string>[] = [];
     await service({}).reserve(key, request, (set) => headers.push(set));

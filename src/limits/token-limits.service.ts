@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { GatewayException } from '../common/errors/gateway.exception';
 import type { SetResponseHeaders } from '../common/http/response-headers';
@@ -83,9 +83,11 @@ interface Step {
  * holds nothing.
  */
 @Injectable()
-export class TokenLimitsService {
+export class TokenLimitsService implements BeforeApplicationShutdown {
   private readonly logger = new Logger('RateLimits');
   private readonly defaultMaxTokens: number;
+  /** Settlements sent by settleInBackground() and not answered yet; shutdown waits for them. */
+  private readonly settling = new Set<Promise<void>>();
 
   constructor(
     @Inject(CounterStore) private readonly counters: CounterStore,
@@ -165,6 +167,25 @@ export class TokenLimitsService {
         this.adjust(hold, (hold.unit === 'tokens' ? tokens : spent) - hold.amount),
       ),
     );
+  }
+
+  /**
+   * settle() without holding up the answer: with Redis counters it is a round trip the client
+   * would otherwise wait for. The settlement's commands are sent before this returns, and one
+   * connection's commands run in order, so this instance's next check of the same counters counts
+   * it already. A graceful shutdown waits for it (beforeApplicationShutdown), after the running
+   * requests have drained and before the counters' connection closes.
+   */
+  settleInBackground(reservation: TokenReservation, usage: TokenUsage, cost?: bigint | null): void {
+    if (reservation.settled) return;
+    const settling: Promise<void> = this.settle(reservation, usage, cost).finally(() =>
+      this.settling.delete(settling),
+    );
+    this.settling.add(settling);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all(this.settling);
   }
 
   private async release(holds: Hold[]): Promise<void> {
