@@ -85,6 +85,50 @@ describe('UsageRecorder', () => {
     expect(new Set(repository.written.map((row) => row.id)).size).toBe(3);
   });
 
+  it('writes only full batches while a full batch started the write; flush() writes the rest after it', async () => {
+    const usage = recorder();
+    for (let i = 1; i <= 3; i++) usage.record(outcome(`r${i}`)); // a full batch: a write starts
+    // Rows that arrive while that insert runs: a full batch and one more.
+    for (let i = 4; i <= 7; i++) usage.record(outcome(`r${i}`));
+    const flushed = usage.flush();
+    usage.record(outcome('r8'));
+    await flushed;
+    // The full batches first, then the rest in one batch, never a partial one between them.
+    expect(repository.batches).toEqual([3, 3, 2]);
+    expect(repository.written.map((row) => row.requestId)).toEqual([
+      'r1',
+      'r2',
+      'r3',
+      'r4',
+      'r5',
+      'r6',
+      'r7',
+      'r8',
+    ]);
+    expect(usage.pending).toBe(0);
+  });
+
+  it('leaves a partial batch to the timer when only full batches were due', async () => {
+    const usage = recorder();
+    for (let i = 1; i <= 4; i++) usage.record(outcome(`r${i}`));
+    // The write the full batch started, awaited through a flush of nothing more.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(repository.batches).toEqual([3]);
+    expect(usage.pending).toBe(1);
+    await usage.flush();
+    expect(repository.batches).toEqual([3, 1]);
+  });
+
+  it('writes what was buffered when the flush began, not what arrives during its insert', async () => {
+    const usage = recorder();
+    usage.record(outcome('r1'));
+    const flushed = usage.flush(); // r1 is in flight from here
+    usage.record(outcome('r2'));
+    await flushed;
+    expect(repository.batches).toEqual([1]);
+    expect(usage.pending).toBe(1);
+  });
+
   it('flushes on its interval', async () => {
     const usage = recorder({ flushIntervalMs: 10 });
     usage.onApplicationBootstrap();
