@@ -103,7 +103,7 @@ export class UsageRecorder implements OnApplicationBootstrap, BeforeApplicationS
    * started by flush() or the timer what was buffered when it began. A pass that went on until
    * the buffer was empty never ended under load: it wrote the 3-30 rows that arrived during each
    * insert, and Prisma's and pg's fixed cost per statement came to about 15 us of every request's
-   * CPU, against 3 us in batches of 500 (docs/performance.md, "Eleventh pass").
+   * CPU, against 5 us in full batches (docs/performance.md, "Eleventh pass").
    */
   private write(everything: boolean): Promise<void> {
     if (this.flushing)
