@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { ClientConnection } from '../common/http/client-connection';
+import { AttemptAbortSignal } from '../common/async/upstream-abort-signal';
 import { UpstreamError } from '../common/errors/upstream.error';
 
 /**
@@ -9,10 +10,9 @@ import { UpstreamError } from '../common/errors/upstream.error';
  * adapter turns into the failure of whatever it is waiting on (slot, headers, body).
  */
 export class AttemptDeadline {
-  private readonly controller = new AbortController();
   private readonly timers = new Set<NodeJS.Timeout>();
   /** Aborted by the client's disconnect or by a passed deadline, with the first one's reason. */
-  readonly signal: AbortSignal = this.controller.signal;
+  readonly signal = new AttemptAbortSignal();
   private readonly stopHearingClient: () => void = () => undefined;
   /**
    * The rejections of the races in progress, called by abort() itself: a listener on the signal
@@ -23,13 +23,13 @@ export class AttemptDeadline {
 
   /**
    * The client's leaving is forwarded by a listener on its connection (dispose() removes it);
-   * this is the request's one AbortController (docs/performance.md, "Ninth pass").
+   * this is the request's one abort signal (docs/performance.md, "Ninth pass", "Twelfth pass").
    */
   constructor(
     client: ClientConnection,
     private readonly acceptedAt: number,
   ) {
-    if (client.lostReason) this.controller.abort(client.lostReason);
+    if (client.lostReason) this.signal.abort(client.lostReason);
     else this.stopHearingClient = client.onLost((reason) => this.abort(reason));
   }
 
@@ -78,9 +78,12 @@ export class AttemptDeadline {
   /** Aborts the signal (its listeners first: undici, a concurrency gate), then the races. */
   private abort(reason: unknown): void {
     if (this.signal.aborted) return;
-    this.controller.abort(reason);
-    for (const reject of this.racing) reject(this.signal.reason);
-    this.racing.clear();
+    try {
+      this.signal.abort(reason);
+    } finally {
+      for (const reject of this.racing) reject(this.signal.reason);
+      this.racing.clear();
+    }
   }
 
   /** Disarms every deadline; the attempt is over. */

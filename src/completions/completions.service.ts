@@ -31,6 +31,7 @@ import type { CompletionOutcome, OutcomeStatus } from '../usage/completion-outco
 import { newCompletionId, unixSeconds } from './completion-id';
 import { DeploymentRouter } from './deployment-router.service';
 import type { CreateChatCompletionDto } from './dto/create-chat-completion.dto';
+import type { UpstreamAbortSignal } from '../common/async/upstream-abort-signal';
 
 export interface CompletionContext {
   key: VirtualKeyView;
@@ -407,7 +408,7 @@ export class CompletionsService {
     dto: CreateChatCompletionDto,
     context: CompletionContext,
     deployment: DeploymentConfig,
-    signal: AbortSignal,
+    signal: UpstreamAbortSignal,
   ): UpstreamChatRequest {
     return {
       deployment,

@@ -1,5 +1,6 @@
 import type { TokenUsage } from '../common/tokens/token-usage';
 import type { DeploymentConfig } from '../config/gateway-config.types';
+import type { UpstreamAbortSignal } from '../common/async/upstream-abort-signal';
 
 // Re-exported: the usage shape adapters report lives in common, where the cost is computed from it.
 export type { TokenUsage };
@@ -44,7 +45,7 @@ export interface UpstreamChatRequest {
   /** Optional OpenAI fields the compatibility matrix passes through, already filtered. */
   parameters: Record<string, unknown>;
   /** Aborted when the client disconnects; adapters must stop all upstream I/O on it. */
-  signal: AbortSignal;
+  signal: UpstreamAbortSignal;
   requestId: string;
 }
 

@@ -4,6 +4,7 @@ import { Agent, Dispatcher } from 'undici';
 import type { DeploymentConfig } from '../config/gateway-config.types';
 import { ConcurrencyGate, ReleaseSlot } from './concurrency-gate';
 import { UpstreamError, upstreamErrorFromStatus } from '../common/errors/upstream.error';
+import type { UpstreamAbortSignal } from '../common/async/upstream-abort-signal';
 
 export interface UpstreamHttpRequest {
   url: string;
@@ -11,7 +12,7 @@ export interface UpstreamHttpRequest {
   body: string;
   /** Longest wait for the response headers and between body chunks. */
   timeoutMs: number;
-  signal: AbortSignal;
+  signal: UpstreamAbortSignal;
   /** Whose `max_concurrency` applies. */
   deployment: DeploymentConfig;
   /** The provider's reading of a non-2xx answer (its error body); by default by HTTP status. */
@@ -82,7 +83,9 @@ export class UpstreamHttpClient implements OnModuleDestroy {
         method: 'POST',
         headers: input.headers,
         body: input.body,
-        signal: input.signal,
+        // undici's type names AbortSignal or EventEmitter, but it takes any object with
+        // addEventListener and reads `aborted` and `reason` (UpstreamAbortSignal).
+        signal: input.signal as AbortSignal,
         headersTimeout: input.timeoutMs,
         bodyTimeout: input.timeoutMs,
       });
@@ -107,7 +110,7 @@ export class UpstreamHttpClient implements OnModuleDestroy {
    * Reads a JSON answer with a running byte count: one larger than UPSTREAM_MAX_BODY_BYTES is cut
    * off (the body destroyed, which closes the upstream connection) instead of filling memory.
    */
-  async readJson(response: Dispatcher.ResponseData, signal: AbortSignal): Promise<unknown> {
+  async readJson(response: Dispatcher.ResponseData, signal: UpstreamAbortSignal): Promise<unknown> {
     const { body } = response;
     const limit = this.maxBodyBytes;
     const tooLarge = () =>
@@ -207,7 +210,7 @@ async function readAtMost(body: Dispatcher.ResponseData['body'], limit: number):
 }
 
 /** Classifies a transport failure; a client abort is passed through untouched. */
-export function toUpstreamError(error: unknown, signal: AbortSignal): unknown {
+export function toUpstreamError(error: unknown, signal: UpstreamAbortSignal): unknown {
   if (signal.aborted) return signal.reason ?? error;
   if (error instanceof UpstreamError) return error;
   const code = (error as { code?: string })?.code ?? '';

@@ -3,6 +3,7 @@ import { finished } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { toUpstreamError } from './upstream-http.client';
 import { UpstreamError } from '../common/errors/upstream.error';
+import type { UpstreamAbortSignal } from '../common/async/upstream-abort-signal';
 
 /** One server-sent event of a provider's stream. */
 export interface UpstreamSseEvent {
@@ -51,7 +52,7 @@ type UpstreamBody = Readable & { dump?: () => Promise<void> };
  */
 export async function* readUpstreamSse<T>(
   body: UpstreamBody,
-  signal: AbortSignal,
+  signal: UpstreamAbortSignal,
   options: SseReadOptions,
   mapper: SseEventMapper<T>,
 ): AsyncGenerator<readonly T[]> {

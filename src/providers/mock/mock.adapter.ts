@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   ProviderAdapter,
   TokenUsage,
@@ -10,6 +9,7 @@ import type {
 import { estimateTokens } from '../../common/tokens/token-estimate';
 import { refuseUnsupported } from '../chat-input';
 import { contentText } from '../message-content';
+import type { UpstreamAbortSignal } from '../../common/async/upstream-abort-signal';
 
 /**
  * A built-in provider with deterministic answers, so the gateway runs and can be tried with no
@@ -58,14 +58,22 @@ async function* streamAnswer(request: UpstreamChatRequest): AsyncGenerator<Upstr
 
 /**
  * Waits as a provider would. An abort rejects with the signal's reason, as the HTTP adapter does,
- * so a client disconnect is told apart from a failure (no error frame, no warning).
+ * so a client disconnect is told apart from a failure (no error frame, no warning). A timer and an
+ * abort listener rather than timers/promises' sleep, which takes only Node's own AbortSignal.
  */
-async function pause(ms: number, signal: AbortSignal): Promise<void> {
-  try {
-    await sleep(ms, undefined, { signal });
-  } catch (error) {
-    throw signal.aborted ? signal.reason : error;
-  }
+function pause(ms: number, signal: UpstreamAbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 interface MockAnswer {
