@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { afterListen, configureApp } from './app.setup';
-import { StablePrototypeExpressAdapter } from './common/http/stable-prototype-express.adapter';
+import { GatewayExpressAdapter } from './common/http/gateway-express.adapter';
 import { StartupLogger } from './common/logging/startup.logger';
 import { installLeanAsyncResourceBind } from './common/runtime/lean-async-resource-bind';
 import { collectStartupGarbage } from './common/runtime/startup-garbage';
@@ -21,7 +21,7 @@ export async function bootstrap(env: EnvironmentVariables): Promise<void> {
   const logger = new StartupLogger({ logLevels: logLevelsFrom(env.LOG_LEVEL) });
   const app = await NestFactory.create<NestExpressApplication>(
     AppModule,
-    new StablePrototypeExpressAdapter(),
+    new GatewayExpressAdapter(),
     {
       bodyParser: false,
       logger,

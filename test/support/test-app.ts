@@ -5,7 +5,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from '../../src/app.module';
 import { afterListen, configureApp } from '../../src/app.setup';
-import { StablePrototypeExpressAdapter } from '../../src/common/http/stable-prototype-express.adapter';
+import { GatewayExpressAdapter } from '../../src/common/http/gateway-express.adapter';
 import { logLevelsFrom, validateEnvironment } from '../../src/config/env.validation';
 import { parseGatewayConfig } from '../../src/config/gateway-config.loader';
 import { GatewayConfigService } from '../../src/config/gateway-config.service';
@@ -48,13 +48,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   }
   if (options.override) builder = options.override(builder);
   const moduleRef = await builder.compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>(
-    new StablePrototypeExpressAdapter(),
-    {
-      bodyParser: false,
-      logger: new ConsoleLogger({ logLevels: logLevelsFrom(env.LOG_LEVEL) }),
-    },
-  );
+  const app = moduleRef.createNestApplication<NestExpressApplication>(new GatewayExpressAdapter(), {
+    bodyParser: false,
+    logger: new ConsoleLogger({ logLevels: logLevelsFrom(env.LOG_LEVEL) }),
+  });
   configureApp(app);
   await app.listen(0, '127.0.0.1');
   await afterListen(app);
