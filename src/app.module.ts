@@ -1,19 +1,11 @@
 import { TeamsModule } from './teams/teams.module';
-import {
-  Logger,
-  MiddlewareConsumer,
-  Module,
-  NestModule,
-  OnModuleDestroy,
-  RequestMethod,
-} from '@nestjs/common';
+import { Logger, Module, OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
-import { ADMIN_BODY_LIMIT, AdminModule } from './admin/admin.module';
+import { AdminModule } from './admin/admin.module';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthModule } from './auth/auth.module';
-import { jsonBodyMiddleware } from './common/http/json-body.middleware';
 import { OpenAiExceptionFilter } from './common/filters/openai-exception.filter';
 import { pinoParams } from './common/logging/pino-options';
 import { GatewayValidationPipe } from './common/validation/gateway-validation.pipe';
@@ -32,9 +24,6 @@ import { RequestDrainInterceptor } from './usage/request-drain.interceptor';
 import { RequestDrain } from './usage/request-drain.service';
 import { UsageModule } from './usage/usage.module';
 import { ThrottlingModule } from './throttling/throttling.module';
-
-/** Chat-completion bodies up to 1 MiB: long conversations exceed Express's 100 kb default. */
-export const COMPLETIONS_BODY_LIMIT = '1mb';
 
 @Module({
   imports: [
@@ -73,17 +62,8 @@ export const COMPLETIONS_BODY_LIMIT = '1mb';
     { provide: APP_PIPE, useClass: GatewayValidationPipe },
   ],
 })
-export class AppModule implements NestModule, OnModuleDestroy {
+export class AppModule implements OnModuleDestroy {
   constructor(private readonly requests: RequestDrain) {}
-
-  configure(consumer: MiddlewareConsumer): void {
-    consumer
-      .apply(jsonBodyMiddleware(COMPLETIONS_BODY_LIMIT))
-      .forRoutes({ path: 'v1/*path', method: RequestMethod.ALL });
-    consumer
-      .apply(jsonBodyMiddleware(ADMIN_BODY_LIMIT))
-      .forRoutes({ path: 'admin/*path', method: RequestMethod.ALL });
-  }
 
   /**
    * The first step of a graceful shutdown: Nest destroys the root module before the modules it

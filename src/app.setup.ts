@@ -1,11 +1,19 @@
 import type { INestApplication } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import type { Express } from 'express';
 import { PinoLogger } from 'nestjs-pino';
+import { ADMIN_BODY_LIMIT } from './admin/admin.module';
 import { corsOptionsFrom } from './common/http/cors';
 import { installClientErrorHandlers } from './common/http/client-error.handler';
+import { jsonBodyMiddleware } from './common/http/json-body.middleware';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
 import { requestLogMiddleware } from './common/logging/request-log.middleware';
 import { DemoKeyService } from './keys/demo-key.service';
+import { rejectedRequestsMiddleware } from './metrics/metrics.middleware';
+import { MetricsService } from './metrics/metrics.service';
+
+/** Chat-completion bodies up to 1 MiB: long conversations exceed Express's 100 kb default. */
+export const COMPLETIONS_BODY_LIMIT = '1mb';
 
 /** Everything bootstrap.ts does to the app besides listening, shared with the e2e tests. */
 export function configureApp(app: INestApplication): INestApplication {
@@ -15,10 +23,19 @@ export function configureApp(app: INestApplication): INestApplication {
   // Before the routes, so a preflight is answered here and never reaches auth (it has no key).
   const cors = corsOptionsFrom(app.get(ConfigService).get<string>('CORS_ORIGINS'));
   if (cors) app.enableCors(cors);
+  // The count of rejected completions and the body parsers of the API and the admin API, as
+  // plain Express middleware registered before Nest's routes: Nest's MiddlewareConsumer runs
+  // each one through an async proxy and a WeakSet of the requests it has seen, on every request
+  // (docs/performance.md, "Twelfth pass"). The counter comes first, so that it also hears the
+  // parser's 413 and 415; errors reach Nest's exception filter through next(). The dashboard's
+  // parser stays with its module (dashboard.module.ts).
+  const http = app.getHttpAdapter().getInstance() as Express;
+  http.post('/v1/chat/completions', rejectedRequestsMiddleware(app.get(MetricsService)));
+  app.use('/v1', jsonBodyMiddleware(COMPLETIONS_BODY_LIMIT));
+  app.use('/admin', jsonBodyMiddleware(ADMIN_BODY_LIMIT));
   // Not SIGHUP: it reloads GATEWAY_CONFIG (config/config-reload.signal.ts) instead of stopping.
   app.enableShutdownHooks(['SIGTERM', 'SIGINT', 'SIGQUIT']);
   installClientErrorHandlers(app.getHttpServer());
-  const http = app.getHttpAdapter().getInstance();
   http.disable('x-powered-by');
   http.set('etag', false);
   return app;
