@@ -1,0 +1,213 @@
+#!/usr/bin/env node
+// `node test/bench/ab.js ROOT_A ROOT_B [ROOT_C ...]` (docs/performance.md, "Comparing two
+// builds"): CPU per request of built checkouts (each a folder with `dist/` and `package.json`,
+// e.g. a copy of an older commit after `npm run build`) in short rounds that alternate between
+// them, and per round each build's figure divided by the first one's. On a shared VM whose speed
+// drifts by 20 % between minutes, `npm run bench`'s medians of three 8-second runs, each target
+// minutes apart, cannot resolve a change of a few percent; a ratio taken within seconds can, and
+// the median of forty of them, with the count of rounds where the build was cheaper, says whether
+// it is. Every build runs with start:prod's runtime (start-runtime.js), on the targets' core, with
+// the benchmark's gateway settings; the load and the fake upstream run on the other core.
+//
+// Environment: AB_ROUNDS (40), AB_ROUND_S (1.5 s of load per build per round), AB_WARMUP_S (3 s
+// per build before the first round), AB_STREAM=1 (50-event streams instead of JSON answers),
+// BENCH_CONNECTIONS (32), BENCH_DATABASE_URL (external Postgres; else each build starts on its
+// embedded defaults), BENCH_REDIS_URL (Redis counters), BENCH_GATEWAY_ENV (JSON, more variables).
+const { spawn, execFileSync } = require('node:child_process');
+const { mkdtempSync, openSync, readFileSync, writeFileSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join, resolve } = require('node:path');
+const autocannon = require('autocannon');
+const { answers, closedPort, median, sleep } = require('./process-stats');
+const { startRuntime } = require('./start-runtime');
+
+const env = process.env;
+const TARGET_CPU = env.BENCH_TARGET_CPU ?? '1';
+const LOAD_CPU = env.BENCH_LOAD_CPU ?? '0';
+const roots = process.argv.slice(2).map((root) => resolve(root));
+if (roots.length < 2) {
+  console.error('usage: node test/bench/ab.js ROOT_A ROOT_B [ROOT_C ...]');
+  process.exit(2);
+}
+if (!env.BENCH_PINNED) {
+  // The load generator and the upstream stay off the targets' core.
+  const child = spawn('taskset', ['-c', LOAD_CPU, process.execPath, __filename, ...roots], {
+    env: { ...env, BENCH_PINNED: '1' },
+    stdio: 'inherit',
+  });
+  child.on('exit', (code) => process.exit(code ?? 1));
+  return;
+}
+
+const settings = {
+  rounds: Number(env.AB_ROUNDS ?? 40),
+  roundS: Number(env.AB_ROUND_S ?? 1.5),
+  warmupS: Number(env.AB_WARMUP_S ?? 3),
+  stream: env.AB_STREAM === '1',
+  concurrency: Number(env.BENCH_CONNECTIONS ?? 32),
+};
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+const INHERITED = { ...env };
+delete INHERITED.MALLOC_ARENA_MAX;
+
+function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** The fake OpenAI upstream (fake-upstream.js) on the load's core: its `listening <port>`. */
+function startUpstream() {
+  const child = spawn(process.execPath, [join(__dirname, 'fake-upstream.js')], {
+    env: { ...env, UPSTREAM_LATENCY_MS: '1' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolvePort, reject) => {
+    let output = '';
+    child.stdout.on('data', (data) => {
+      output += data;
+      const port = /listening (\d+)/.exec(output)?.[1];
+      if (port) resolvePort({ child, url: `http://127.0.0.1:${port}/v1` });
+    });
+    child.on('exit', (code) => reject(new Error(`fake upstream exited with ${code}`)));
+  });
+}
+
+/** One build, started as bench.js starts a gateway: its key, port and pid. */
+async function startBuild(root, index, upstreamUrl) {
+  const dir = mkdtempSync(join(tmpdir(), `gateway-ab-${index}-`));
+  const config = join(dir, 'gateway.yaml');
+  writeFileSync(
+    config,
+    `models:\n  bench-model:\n    - provider: openai\n      base_url: ${upstreamUrl}\n      api_key: sk-bench\n      model: bench-model\n`,
+  );
+  const runtime = startRuntime(root);
+  const port = await closedPort();
+  const gatewayEnv = {
+    ...INHERITED,
+    ...runtime.env,
+    NODE_ENV: 'production',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    GATEWAY_CONFIG: config,
+    GATEWAY_DATA_DIR: join(dir, 'data'),
+    DATABASE_URL: env.BENCH_DATABASE_URL ?? '',
+    DB_MIGRATE_ON_START: 'true',
+    ...(env.BENCH_REDIS_URL ? { REDIS_URL: env.BENCH_REDIS_URL } : {}),
+    LOG_LEVEL: 'log',
+    LOG_FORMAT: 'json',
+    KEY_RPM_LIMIT: '1000000000',
+    KEY_TOKEN_BUDGET: '1000000000000',
+    ...JSON.parse(env.BENCH_GATEWAY_ENV ?? '{}'),
+  };
+  let key;
+  if (env.BENCH_DATABASE_URL) {
+    const cli = (args) =>
+      execFileSync(process.execPath, [join(root, 'dist', 'cli', 'main.js'), ...args], {
+        env: { ...gatewayEnv, LOG_LEVEL: 'warn' },
+      });
+    cli(['db', 'migrate']);
+    const name = `ab-${index}-${Date.now()}`;
+    key = JSON.parse(cli(['keys', 'create', '--name', name, '--json']).toString()).secret;
+  }
+  const logFile = join(dir, 'gateway.log');
+  const child = spawn(
+    'taskset',
+    ['-c', TARGET_CPU, process.execPath, ...runtime.nodeArgs, join(root, 'dist', 'main.js')],
+    { env: gatewayEnv, stdio: ['ignore', openSync(logFile, 'a'), 'inherit'] },
+  );
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  for (;;) {
+    if (exited) throw new Error(`${root}: the gateway exited; see ${logFile}`);
+    key ??= /Demo virtual key: (\S+)/.exec(readFileSync(logFile, 'utf8'))?.[1];
+    if (key && (await answers(`http://127.0.0.1:${port}/health`)))
+      return { name: `${String.fromCharCode(65 + index)} ${root}`, root, child, port, key };
+    await sleep(50);
+  }
+}
+
+/** Load at `concurrency` for `seconds`: CPU milliseconds per request from the build's counters. */
+function load(build, seconds) {
+  const before = cpuSeconds(build.child.pid);
+  return new Promise((resolveRun, reject) =>
+    autocannon(
+      {
+        url: `http://127.0.0.1:${build.port}/v1/chat/completions`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${build.key}` },
+        body: JSON.stringify({
+          model: 'bench-model',
+          messages: [{ role: 'user', content: 'Say something short.' }],
+          max_tokens: 64,
+          stream: settings.stream,
+        }),
+        connections: settings.concurrency,
+        duration: seconds,
+      },
+      (error, result) => {
+        if (error) return reject(error);
+        const cpu = cpuSeconds(build.child.pid) - before;
+        resolveRun({
+          cpuMs: (cpu * 1000) / Math.max(1, result.requests.total),
+          errors: result.errors + result.timeouts + result.non2xx,
+        });
+      },
+    ),
+  );
+}
+
+async function main() {
+  const upstream = await startUpstream();
+  const builds = [];
+  try {
+    for (const [index, root] of roots.entries())
+      builds.push(await startBuild(root, index, upstream.url));
+    for (const build of builds) await load(build, settings.warmupS);
+    const cpu = builds.map(() => []);
+    const errors = builds.map(() => 0);
+    for (let round = 0; round < settings.rounds; round++) {
+      // Alternating order: neither build always runs right after the other.
+      const order = builds.map((_, index) => index);
+      if (round % 2) order.reverse();
+      for (const index of order) {
+        const run = await load(builds[index], settings.roundS);
+        cpu[index].push(run.cpuMs);
+        errors[index] += run.errors;
+      }
+      console.log(
+        `round ${round + 1}/${settings.rounds}: ${cpu.map((c) => c[round].toFixed(3)).join(' ')} ms`,
+      );
+    }
+    const rows = builds.map((build, index) => {
+      const ratios = cpu[index].map((ms, round) => ms / cpu[0][round]).sort((a, b) => a - b);
+      const quartile = (q) => ratios[Math.min(ratios.length - 1, Math.floor(ratios.length * q))];
+      return {
+        build: build.name,
+        cpuMsMedian: median(cpu[index]),
+        ratioToA: index === 0 ? 1 : median(ratios),
+        ratioIqr: index === 0 ? null : [quartile(0.25), quartile(0.75)],
+        cheaperRounds: index === 0 ? null : ratios.filter((r) => r < 1).length,
+        errors: errors[index],
+      };
+    });
+    console.log(
+      `\n${settings.stream ? '50-event streams' : 'JSON answers'}, ${settings.rounds} rounds of ${settings.roundS} s per build at concurrency ${settings.concurrency}:`,
+    );
+    for (const row of rows)
+      console.log(
+        row.ratioIqr
+          ? `${row.build}: ${row.cpuMsMedian.toFixed(3)} ms per request; ${row.ratioToA.toFixed(3)}x A (IQR ${row.ratioIqr.map((r) => r.toFixed(3)).join('-')}), cheaper than A in ${row.cheaperRounds} of ${settings.rounds} rounds; ${row.errors} errors`
+          : `${row.build}: ${row.cpuMsMedian.toFixed(3)} ms per request; ${row.errors} errors`,
+      );
+    if (env.AB_OUTPUT) writeFileSync(env.AB_OUTPUT, JSON.stringify({ settings, rows }, null, 2));
+  } finally {
+    for (const build of builds) build.child.kill('SIGTERM');
+    upstream.child.kill();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
