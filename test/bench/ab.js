@@ -18,7 +18,14 @@ const { mkdtempSync, openSync, readFileSync, writeFileSync } = require('node:fs'
 const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
 const autocannon = require('autocannon');
-const { answers, closedPort, median, sleep } = require('./process-stats');
+const {
+  answers,
+  closedPort,
+  cpuSeconds,
+  listeningPort,
+  median,
+  sleep,
+} = require('./process-stats');
 const { startRuntime } = require('./start-runtime');
 
 const env = process.env;
@@ -46,31 +53,17 @@ const settings = {
   stream: env.AB_STREAM === '1',
   concurrency: Number(env.BENCH_CONNECTIONS ?? 32),
 };
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 const INHERITED = { ...env };
 delete INHERITED.MALLOC_ARENA_MAX;
 
-function cpuSeconds(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
-
-/** The fake OpenAI upstream (fake-upstream.js) on the load's core: its `listening <port>`. */
-function startUpstream() {
+/** The fake OpenAI upstream (fake-upstream.js) on the load's core. */
+async function startUpstream() {
   const child = spawn(process.execPath, [join(__dirname, 'fake-upstream.js')], {
     env: { ...env, UPSTREAM_LATENCY_MS: '1' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  return new Promise((resolvePort, reject) => {
-    let output = '';
-    child.stdout.on('data', (data) => {
-      output += data;
-      const port = /listening (\d+)/.exec(output)?.[1];
-      if (port) resolvePort({ child, url: `http://127.0.0.1:${port}/v1` });
-    });
-    child.on('exit', (code) => reject(new Error(`fake upstream exited with ${code}`)));
-  });
+  const port = await listeningPort(child, 'fake upstream');
+  return { child, url: `http://127.0.0.1:${port}/v1` };
 }
 
 /** One build, started as bench.js starts a gateway: its key, port and pid. */

@@ -41,7 +41,15 @@ const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { Agent, request } = require('undici');
 const autocannon = require('autocannon');
-const { answers, closedPort, median, memory, sleep } = require('./process-stats');
+const {
+  answers,
+  closedPort,
+  cpuSeconds,
+  listeningPort,
+  median,
+  memory,
+  sleep,
+} = require('./process-stats');
 const { PLAIN_RUNTIME, runtimeFor } = require('./start-runtime');
 
 const ROOT = join(__dirname, '..', '..');
@@ -106,31 +114,16 @@ const percentile = (sorted, p) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 
 /** Starts a node script (optionally pinned) and waits for its `listening <port>` line. */
-function startListener(args, extraEnv, pin) {
+async function startListener(args, extraEnv, pin) {
   const command = pin ? 'taskset' : process.execPath;
   const argv = pin ? ['-c', TARGET_CPU, process.execPath, ...args] : args;
   const child = spawn(command, argv, {
     env: pin ? { ...INHERITED, ...RUNTIME.env, ...extraEnv } : { ...env, ...extraEnv },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout.on('data', (data) => {
-      output += data;
-      const port = /listening (\d+)/.exec(output)?.[1];
-      if (port) resolve({ child, pid: child.pid, port: Number(port) });
-    });
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
-  });
+  const port = await listeningPort(child, args.join(' '));
+  return { child, pid: child.pid, port };
 }
-
-/** CPU seconds (user + system) the process has used so far, from its own counters. */
-function cpuSeconds(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 
 /** A floor proxy (floor-proxy.js, nest-floor-proxy.js) on the targets' core, as a target. */
 async function startFloor(name, file, upstreamUrl, children, nodeArgs = [], extraEnv = {}) {

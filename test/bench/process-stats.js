@@ -1,5 +1,7 @@
-// Helpers the benchmarks share: the median they report, a process's memory as Linux counts it, a
-// free loopback port for a target and whether a target answers yet.
+// Helpers the benchmarks share: the median they report, a process's memory and CPU time as Linux
+// counts them, a free loopback port for a target, whether a target answers yet and the port a
+// started script listens on.
+const { execFileSync } = require('node:child_process');
 const { readFileSync } = require('node:fs');
 const { createServer } = require('node:net');
 
@@ -29,6 +31,27 @@ async function closedPort() {
   return port;
 }
 
+/** CPU seconds (user + system) the process has used so far, from its own counters. */
+function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+
+/** The port in the `listening <port>` line a started script prints; rejects if it exits first. */
+function listeningPort(child, what) {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.stdout.on('data', (data) => {
+      output += data;
+      const port = /listening (\d+)/.exec(output)?.[1];
+      if (port) resolve(Number(port));
+    });
+    child.on('exit', (code) => reject(new Error(`${what} exited with ${code}`)));
+  });
+}
+
 /** Whether `url` answers 2xx yet; false while nothing listens there. */
 async function answers(url) {
   try {
@@ -40,4 +63,4 @@ async function answers(url) {
   }
 }
 
-module.exports = { sleep, median, memory, closedPort, answers };
+module.exports = { sleep, median, memory, cpuSeconds, closedPort, answers, listeningPort };
