@@ -13,20 +13,14 @@
 // per build before the first round), AB_STREAM=1 (50-event streams instead of JSON answers),
 // BENCH_CONNECTIONS (32), BENCH_DATABASE_URL (external Postgres; else each build starts on its
 // embedded defaults), BENCH_REDIS_URL (Redis counters), BENCH_GATEWAY_ENV (JSON, more variables).
-const { spawn, execFileSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const { mkdtempSync, openSync, readFileSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
 const autocannon = require('autocannon');
-const {
-  answers,
-  closedPort,
-  cpuSeconds,
-  listeningPort,
-  median,
-  sleep,
-} = require('./process-stats');
+const stats = require('./process-stats');
 const { startRuntime } = require('./start-runtime');
+const { benchGatewayEnv, createBenchKey } = require('./bench-gateway');
 
 const env = process.env;
 const TARGET_CPU = env.BENCH_TARGET_CPU ?? '1';
@@ -36,15 +30,7 @@ if (roots.length < 2) {
   console.error('usage: node test/bench/ab.js ROOT_A ROOT_B [ROOT_C ...]');
   process.exit(2);
 }
-if (!env.BENCH_PINNED) {
-  // The load generator and the upstream stay off the targets' core.
-  const child = spawn('taskset', ['-c', LOAD_CPU, process.execPath, __filename, ...roots], {
-    env: { ...env, BENCH_PINNED: '1' },
-    stdio: 'inherit',
-  });
-  child.on('exit', (code) => process.exit(code ?? 1));
-  return;
-}
+if (stats.reRunPinned(__filename, roots, LOAD_CPU)) return;
 
 const settings = {
   rounds: Number(env.AB_ROUNDS ?? 40),
@@ -62,7 +48,7 @@ async function startUpstream() {
     env: { ...env, UPSTREAM_LATENCY_MS: '1' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const port = await listeningPort(child, 'fake upstream');
+  const port = await stats.listeningPort(child, 'fake upstream');
   return { child, url: `http://127.0.0.1:${port}/v1` };
 }
 
@@ -75,34 +61,18 @@ async function startBuild(root, index, upstreamUrl) {
     `models:\n  bench-model:\n    - provider: openai\n      base_url: ${upstreamUrl}\n      api_key: sk-bench\n      model: bench-model\n`,
   );
   const runtime = startRuntime(root);
-  const port = await closedPort();
-  const gatewayEnv = {
-    ...INHERITED,
-    ...runtime.env,
-    NODE_ENV: 'production',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    GATEWAY_CONFIG: config,
-    GATEWAY_DATA_DIR: join(dir, 'data'),
-    DATABASE_URL: env.BENCH_DATABASE_URL ?? '',
-    DB_MIGRATE_ON_START: 'true',
-    ...(env.BENCH_REDIS_URL ? { REDIS_URL: env.BENCH_REDIS_URL } : {}),
-    LOG_LEVEL: 'log',
-    LOG_FORMAT: 'json',
-    KEY_RPM_LIMIT: '1000000000',
-    KEY_TOKEN_BUDGET: '1000000000000',
-    ...JSON.parse(env.BENCH_GATEWAY_ENV ?? '{}'),
-  };
+  const port = await stats.closedPort();
+  const gatewayEnv = benchGatewayEnv({
+    inherited: INHERITED,
+    runtime,
+    extraEnv: env.BENCH_REDIS_URL ? { REDIS_URL: env.BENCH_REDIS_URL } : {},
+    port,
+    config,
+    dir,
+    databaseUrl: env.BENCH_DATABASE_URL,
+  });
   let key;
-  if (env.BENCH_DATABASE_URL) {
-    const cli = (args) =>
-      execFileSync(process.execPath, [join(root, 'dist', 'cli', 'main.js'), ...args], {
-        env: { ...gatewayEnv, LOG_LEVEL: 'warn' },
-      });
-    cli(['db', 'migrate']);
-    const name = `ab-${index}-${Date.now()}`;
-    key = JSON.parse(cli(['keys', 'create', '--name', name, '--json']).toString()).secret;
-  }
+  if (env.BENCH_DATABASE_URL) key = createBenchKey(root, gatewayEnv, `ab-${index}-${Date.now()}`);
   const logFile = join(dir, 'gateway.log');
   const child = spawn(
     'taskset',
@@ -114,15 +84,15 @@ async function startBuild(root, index, upstreamUrl) {
   for (;;) {
     if (exited) throw new Error(`${root}: the gateway exited; see ${logFile}`);
     key ??= /Demo virtual key: (\S+)/.exec(readFileSync(logFile, 'utf8'))?.[1];
-    if (key && (await answers(`http://127.0.0.1:${port}/health`)))
+    if (key && (await stats.answers(`http://127.0.0.1:${port}/health`)))
       return { name: `${String.fromCharCode(65 + index)} ${root}`, root, child, port, key };
-    await sleep(50);
+    await stats.sleep(50);
   }
 }
 
 /** Load at `concurrency` for `seconds`: CPU milliseconds per request from the build's counters. */
 function load(build, seconds) {
-  const before = cpuSeconds(build.child.pid);
+  const before = stats.cpuSeconds(build.child.pid);
   return new Promise((resolveRun, reject) =>
     autocannon(
       {
@@ -140,7 +110,7 @@ function load(build, seconds) {
       },
       (error, result) => {
         if (error) return reject(error);
-        const cpu = cpuSeconds(build.child.pid) - before;
+        const cpu = stats.cpuSeconds(build.child.pid) - before;
         resolveRun({
           cpuMs: (cpu * 1000) / Math.max(1, result.requests.total),
           errors: result.errors + result.timeouts + result.non2xx,
@@ -177,8 +147,8 @@ async function main() {
       const quartile = (q) => ratios[Math.min(ratios.length - 1, Math.floor(ratios.length * q))];
       return {
         build: build.name,
-        cpuMsMedian: median(cpu[index]),
-        ratioToA: index === 0 ? 1 : median(ratios),
+        cpuMsMedian: stats.median(cpu[index]),
+        ratioToA: index === 0 ? 1 : stats.median(ratios),
         ratioIqr: index === 0 ? null : [quartile(0.25), quartile(0.75)],
         cheaperRounds: index === 0 ? null : ratios.filter((r) => r < 1).length,
         errors: errors[index],

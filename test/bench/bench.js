@@ -35,7 +35,7 @@
 // Every target runs as `npm run start:prod` runs the gateway (start-runtime.js: MALLOC_ARENA_MAX
 // and node's flags), the floors included; BENCH_RUNTIME=plain runs them all as plain `node`,
 // BENCH_BASELINE_RUNTIME=plain the baseline only.
-const { spawn, execFileSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const { mkdtempSync, writeFileSync, readFileSync, openSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
@@ -48,9 +48,11 @@ const {
   listeningPort,
   median,
   memory,
+  reRunPinned,
   sleep,
 } = require('./process-stats');
 const { PLAIN_RUNTIME, runtimeFor } = require('./start-runtime');
+const { benchGatewayEnv, createBenchKey } = require('./bench-gateway');
 
 const ROOT = join(__dirname, '..', '..');
 const env = process.env;
@@ -58,15 +60,7 @@ const QUICK = env.BENCH_QUICK === '1';
 const TARGET_CPU = env.BENCH_TARGET_CPU ?? '1';
 const LOAD_CPU = env.BENCH_LOAD_CPU ?? '0';
 
-if (!env.BENCH_PINNED) {
-  // The load generator and the upstream stay off the targets' core.
-  const child = spawn('taskset', ['-c', LOAD_CPU, process.execPath, __filename], {
-    env: { ...env, BENCH_PINNED: '1' },
-    stdio: 'inherit',
-  });
-  child.on('exit', (code) => process.exit(code ?? 1));
-  return;
-}
+if (reRunPinned(__filename, [], LOAD_CPU)) return;
 
 const settings = {
   quick: QUICK,
@@ -155,35 +149,17 @@ async function startGateway(
   // A port chosen here, and readiness from /health, not from the "listening" log line: that line
   // is not written below LOG_LEVEL=log (BENCH_GATEWAY_ENV='{"LOG_LEVEL":"warn"}' waited for ever).
   const port = await closedPort();
-  const gatewayEnv = {
-    ...INHERITED,
-    ...runtime.env,
-    ...extraEnv,
-    NODE_ENV: 'production',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    GATEWAY_CONFIG: config,
-    GATEWAY_DATA_DIR: join(dir, 'data'),
-    DATABASE_URL: databaseUrl ?? '',
-    DB_MIGRATE_ON_START: 'true',
-    LOG_LEVEL: 'log',
-    LOG_FORMAT: 'json',
-    // Checked on every request, never reached: the cost of limits without their 429s.
-    KEY_RPM_LIMIT: '1000000000',
-    KEY_TOKEN_BUDGET: '1000000000000',
-    // Experiments: e.g. BENCH_GATEWAY_ENV='{"LOG_LEVEL":"warn"}'.
-    ...JSON.parse(env.BENCH_GATEWAY_ENV ?? '{}'),
-  };
+  const gatewayEnv = benchGatewayEnv({
+    inherited: INHERITED,
+    runtime,
+    extraEnv,
+    port,
+    config,
+    dir,
+    databaseUrl,
+  });
   let key;
-  if (databaseUrl) {
-    const cli = (args) =>
-      execFileSync(process.execPath, [join(root, 'dist', 'cli', 'main.js'), ...args], {
-        env: { ...gatewayEnv, LOG_LEVEL: 'warn' },
-      });
-    cli(['db', 'migrate']);
-    const output = cli(['keys', 'create', '--name', `bench-${name}-${Date.now()}`, '--json']);
-    key = JSON.parse(output.toString()).secret;
-  }
+  if (databaseUrl) key = createBenchKey(root, gatewayEnv, `bench-${name}-${Date.now()}`);
   const node = [...runtime.nodeArgs, ...nodeArgs, join(root, 'dist', 'main.js')];
   const started = Date.now();
   const child = spawn('taskset', ['-c', TARGET_CPU, process.execPath, ...node], {

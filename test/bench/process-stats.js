@@ -1,7 +1,7 @@
 // Helpers the benchmarks share: the median they report, a process's memory and CPU time as Linux
 // counts them, a free loopback port for a target, whether a target answers yet and the port a
 // started script listens on.
-const { execFileSync } = require('node:child_process');
+const { execFileSync, spawn } = require('node:child_process');
 const { readFileSync } = require('node:fs');
 const { createServer } = require('node:net');
 
@@ -52,6 +52,21 @@ function listeningPort(child, what) {
   });
 }
 
+/**
+ * Runs `script` again pinned to the load's core (`taskset -c loadCpu`), once: true in the parent,
+ * which then only waits to exit with the child's status; false in the pinned run. The load
+ * generator and the upstream stay off the targets' core.
+ */
+function reRunPinned(script, args, loadCpu) {
+  if (process.env.BENCH_PINNED) return false;
+  const child = spawn('taskset', ['-c', loadCpu, process.execPath, script, ...args], {
+    env: { ...process.env, BENCH_PINNED: '1' },
+    stdio: 'inherit',
+  });
+  child.on('exit', (code) => process.exit(code ?? 1));
+  return true;
+}
+
 /** Whether `url` answers 2xx yet; false while nothing listens there. */
 async function answers(url) {
   try {
@@ -63,4 +78,13 @@ async function answers(url) {
   }
 }
 
-module.exports = { sleep, median, memory, cpuSeconds, closedPort, answers, listeningPort };
+module.exports = {
+  sleep,
+  median,
+  memory,
+  cpuSeconds,
+  closedPort,
+  answers,
+  listeningPort,
+  reRunPinned,
+};
