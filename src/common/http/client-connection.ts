@@ -8,8 +8,9 @@ import { ClientDisconnectedError } from '../errors/client-disconnected.error';
  * Not an AbortSignal: on Node 20 an AbortController costs about 3 us to create and each abort
  * listener about 3 us to add and remove (EventTarget), against 0.1 us for a listener on the
  * response's own EventEmitter, and each AbortSignal gets a hidden class of its own (Node builds it
- * with Object.setPrototypeOf; docs/performance.md, "Ninth pass"). The one AbortSignal a request
- * needs is its attempt's (AttemptDeadline), which undici and the concurrency gates take.
+ * with Object.setPrototypeOf; docs/performance.md, "Ninth pass"). The one abort signal a request
+ * needs is its attempt's (AttemptDeadline), which undici and the concurrency gates take; since the
+ * twelfth pass a plain AttemptAbortSignal, not Node's (common/async/upstream-abort-signal.ts).
  */
 export interface ClientConnection {
   /** Why the request is abandoned once the client has left mid-response; undefined until then. */
