@@ -15,8 +15,8 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  * always `application/json; charset=utf-8` (node_modules/express/lib/response.js). Here the
  * header is set once, with the same value, the same Content-Length and the same bytes. Whatever
  * Express would treat differently takes its path: a HEAD, a conditional GET, a status without a
- * body (204, 205, 304), a Content-Type already set, the app's JSON or ETag settings, and every
- * result that is not a plain object (docs/performance.md, "Twelfth pass").
+ * body (204, 205, 304), a Content-Type already set, the app's JSON or ETag settings, a stream
+ * and an Error (docs/performance.md, "Twelfth pass").
  */
 export class GatewayExpressAdapter extends StablePrototypeExpressAdapter {
   override reply(response: Response, body: unknown, statusCode?: number): unknown {
@@ -26,22 +26,23 @@ export class GatewayExpressAdapter extends StablePrototypeExpressAdapter {
     const text = JSON.stringify(body) as string | undefined;
     // A toJSON() that returns undefined: Express sends an empty answer; so does its path.
     if (text === undefined) return super.reply(response, body, statusCode);
+    // Encoded once: a string's length would be counted here and again by Node's end().
+    const bytes = Buffer.from(text, 'utf8');
     response.statusCode = status;
     response.setHeader('Content-Type', JSON_CONTENT_TYPE);
-    response.setHeader('Content-Length', Buffer.byteLength(text, 'utf8'));
-    response.end(text, 'utf8');
+    response.setHeader('Content-Length', bytes.length);
+    response.end(bytes);
     return response;
   }
 }
 
-/** An object Express's `res.json()` would stringify: not an Error, a stream or a byte view. */
+/** An object Nest hands to `res.json()` as it is: not a stream, not an Error (which it replaces). */
 function isPlainResult(body: unknown): body is object {
   return (
     typeof body === 'object' &&
     body !== null &&
     !(body instanceof StreamableFile) &&
-    !(body instanceof Error) &&
-    !ArrayBuffer.isView(body)
+    !(body instanceof Error)
   );
 }
 
