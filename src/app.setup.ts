@@ -34,7 +34,9 @@ export function configureApp(app: INestApplication): INestApplication {
   app.use('/v1', jsonBodyMiddleware(COMPLETIONS_BODY_LIMIT));
   app.use('/admin', jsonBodyMiddleware(ADMIN_BODY_LIMIT));
   // Not SIGHUP: it reloads GATEWAY_CONFIG (config/config-reload.signal.ts) instead of stopping.
-  app.enableShutdownHooks(['SIGTERM', 'SIGINT', 'SIGQUIT']);
+  // process.exit(0) once stopped, not the signal raised again: an exit writes the log lines still
+  // buffered (common/logging/batched-stdout.ts), a death by signal would drop them.
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT', 'SIGQUIT'], { useProcessExit: true });
   installClientErrorHandlers(app.getHttpServer());
   http.disable('x-powered-by');
   http.set('etag', false);

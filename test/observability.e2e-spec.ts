@@ -97,8 +97,11 @@ describe('JSON logs and Prometheus metrics of the built gateway (real process)',
   }, 120_000);
 
   afterAll(async () => {
-    child?.kill('SIGTERM');
-    await new Promise((resolve) => child?.once('close', resolve));
+    // The last test stops the gateway itself.
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('close', resolve));
+    }
     await upstream?.close();
   });
 
@@ -276,5 +279,24 @@ describe('JSON logs and Prometheus metrics of the built gateway (real process)',
     for (const secret of [ADMIN_KEY, PROVIDER_KEY, METRICS_TOKEN, WRONG_KEY, virtualKey])
       expect(output).not.toContain(secret);
     expect(output).not.toMatch(/authorization/i);
+  });
+
+  // Log lines leave stdout in batches (docs/observability.md): a stop must still write the last.
+  it('writes the lines of its last moments when stopped with SIGTERM, and exits with status 0', async () => {
+    const answer = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'x-request-id': 'obs-last-words' },
+    });
+    expect(answer.status).toBe(401);
+    const closed = new Promise<[number | null, string | null]>((resolve) =>
+      child.once('close', (code, signal) => resolve([code, signal])),
+    );
+    child.kill('SIGTERM');
+    expect(await closed).toEqual([0, null]);
+    const lines = logLines();
+    expect(lines.find((line) => line.req?.id === 'obs-last-words')).toMatchObject({
+      res: { statusCode: 401 },
+    });
+    expect(lines.some((line) => /^shutting down: \d+ request/.test(line.msg ?? ''))).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
 import { stdSerializers, type Level } from 'pino';
+import { batchedStdout } from './batched-stdout';
 
 /** Nest's level names (LOG_LEVEL) in pino's words. */
 const PINO_LEVEL: Record<string, Level> = {
@@ -58,23 +59,20 @@ type ExpressLikeRequest = IncomingMessage & {
  * so they receive the plain objects that middleware logs.
  */
 export function pinoParams(env: { LOG_LEVEL: string; LOG_FORMAT?: string }): Params {
-  return {
-    forRoutes: [],
-    pinoHttp: {
-      level: PINO_LEVEL[env.LOG_LEVEL] ?? 'info',
-      // pino-pretty is loaded (in a worker) only when a human asks for it.
-      transport:
-        env.LOG_FORMAT === 'pretty'
-          ? { target: 'pino-pretty', options: { singleLine: true } }
-          : undefined,
-      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-      wrapSerializers: false,
-      serializers: {
-        // Errors logged as objects keep pino's standard shape (type, message, stack, cause).
-        err: stdSerializers.err,
-      },
+  const pretty = env.LOG_FORMAT === 'pretty';
+  const options = {
+    level: PINO_LEVEL[env.LOG_LEVEL] ?? 'info',
+    // pino-pretty is loaded (in a worker) only when a human asks for it.
+    transport: pretty ? { target: 'pino-pretty', options: { singleLine: true } } : undefined,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    wrapSerializers: false,
+    serializers: {
+      // Errors logged as objects keep pino's standard shape (type, message, stack, cause).
+      err: stdSerializers.err,
     },
   };
+  const stream = pretty ? undefined : batchedStdout();
+  return { forRoutes: [], pinoHttp: stream ? [options, stream] : options };
 }
 
 /** The level of a request's line: a failed probe or scrape is still worth a line; a successful one is noise. */
