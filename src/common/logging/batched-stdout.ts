@@ -2,8 +2,9 @@ import { destination } from 'pino';
 
 /**
  * JSON lines leave stdout in writes of at least this many bytes (about 40 request lines)... With
- * 4 KiB a write still cost about 9 % of a JSON request's CPU at concurrency 32, with 16 KiB it
- * was within the noise of not writing at all (docs/performance.md, "Thirteenth pass").
+ * 4 KiB batches the writes still cost several percent of a JSON request's CPU at concurrency 32;
+ * with 16 KiB batches kept as buffers, about what lines that are never written cost
+ * (docs/performance.md, "Thirteenth pass").
  */
 export const LOG_WRITE_MIN_BYTES = 16 * 1024;
 /** ...or at most this many milliseconds after a line starts waiting, whichever comes first. */
@@ -40,7 +41,7 @@ export function batchedStdout(
     maxWrite: 4 * LOG_WRITE_MIN_BYTES,
     // Lines kept as a list of buffers, joined once per write. As text, sonic-boom appends each line
     // to one string and measures its UTF-8 length on every append, which copies the whole batch
-    // again per line: a batch of 16 KiB left some 8 KiB of garbage per request.
+    // again per line (at 16 KiB, about 8 KiB per line on average).
     contentMode: 'buffer',
   });
   flushWaitingLines(stream, flushAfterMs);
