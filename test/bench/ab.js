@@ -5,8 +5,8 @@
 // them, and per round each build's figure divided by the first one's. On a shared VM whose speed
 // drifts by 20 % between minutes, `npm run bench`'s medians of three 8-second runs, each target
 // minutes apart, cannot resolve a change of a few percent; a ratio taken within seconds can, and
-// the median of forty of them, with the count of rounds where the build was cheaper, says whether
-// it is. Every build runs with start:prod's runtime (start-runtime.js), on the targets' core, with
+// the median of forty of them, with the count of rounds where the build was cheaper and a sign
+// test's p on that count (signTestP), says whether it is. Every build runs with start:prod's runtime (start-runtime.js), on the targets' core, with
 // the benchmark's gateway settings; the load and the fake upstream run on the other core.
 //
 // Environment: AB_ROUNDS (40), AB_ROUND_S (1.5 s of load per build per round), AB_WARMUP_S (3 s
@@ -120,6 +120,22 @@ function load(build, seconds) {
   );
 }
 
+/**
+ * Two-sided sign test: how likely a split at least as uneven as `cheaper` of `rounds` is when
+ * neither build is cheaper (each round a coin toss, ties counted as the other build's). Below
+ * about 0.05 the count says more than the VM's noise does.
+ */
+function signTestP(cheaper, rounds) {
+  const atLeast = Math.max(cheaper, rounds - cheaper);
+  let tail = 0;
+  let term = 0.5 ** rounds; // P(X = 0), then P(X = k) for k = 1.. by the binomial recurrence
+  for (let k = 0; k <= rounds; k++) {
+    if (k > 0) term *= (rounds - k + 1) / k;
+    if (k >= atLeast) tail += term;
+  }
+  return Math.min(1, 2 * tail);
+}
+
 async function main() {
   const upstream = await startUpstream();
   const builds = [];
@@ -151,6 +167,8 @@ async function main() {
         ratioToA: index === 0 ? 1 : stats.median(ratios),
         ratioIqr: index === 0 ? null : [quartile(0.25), quartile(0.75)],
         cheaperRounds: index === 0 ? null : ratios.filter((r) => r < 1).length,
+        signTestP:
+          index === 0 ? null : signTestP(ratios.filter((r) => r < 1).length, ratios.length),
         errors: errors[index],
       };
     });
@@ -160,7 +178,7 @@ async function main() {
     for (const row of rows)
       console.log(
         row.ratioIqr
-          ? `${row.build}: ${row.cpuMsMedian.toFixed(3)} ms per request; ${row.ratioToA.toFixed(3)}x A (IQR ${row.ratioIqr.map((r) => r.toFixed(3)).join('-')}), cheaper than A in ${row.cheaperRounds} of ${settings.rounds} rounds; ${row.errors} errors`
+          ? `${row.build}: ${row.cpuMsMedian.toFixed(3)} ms per request; ${row.ratioToA.toFixed(3)}x A (IQR ${row.ratioIqr.map((r) => r.toFixed(3)).join('-')}), cheaper than A in ${row.cheaperRounds} of ${settings.rounds} rounds (sign test p ${row.signTestP < 0.001 ? '< 0.001' : row.signTestP.toFixed(3)}); ${row.errors} errors`
           : `${row.build}: ${row.cpuMsMedian.toFixed(3)} ms per request; ${row.errors} errors`,
       );
     if (env.AB_OUTPUT) writeFileSync(env.AB_OUTPUT, JSON.stringify({ settings, rows }, null, 2));
