@@ -6,8 +6,9 @@
 // drifts by 20 % between minutes, `npm run bench`'s medians of three 8-second runs, each target
 // minutes apart, cannot resolve a change of a few percent; a ratio taken within seconds can, and
 // the median of forty of them, with the count of rounds where the build was cheaper and a sign
-// test's p on that count (signTestP), says whether it is. Every build runs with start:prod's runtime (start-runtime.js), on the targets' core, with
-// the benchmark's gateway settings; the load and the fake upstream run on the other core.
+// test's p on that count (signTestP), says whether it is. Every build runs with start:prod's
+// runtime (start-runtime.js), on the targets' core, with the benchmark's gateway settings; the
+// load and the fake upstream run on the other core.
 //
 // Environment: AB_ROUNDS (40), AB_ROUND_S (1.5 s of load per build per round), AB_WARMUP_S (3 s
 // per build before the first round), AB_STREAM=1 (50-event streams instead of JSON answers),
@@ -160,15 +161,15 @@ async function main() {
     }
     const rows = builds.map((build, index) => {
       const ratios = cpu[index].map((ms, round) => ms / cpu[0][round]).sort((a, b) => a - b);
-      const quartile = (q) => ratios[Math.min(ratios.length - 1, Math.floor(ratios.length * q))];
+      const cheaper = ratios.filter((r) => r < 1).length;
       return {
         build: build.name,
         cpuMsMedian: stats.median(cpu[index]),
         ratioToA: index === 0 ? 1 : stats.median(ratios),
-        ratioIqr: index === 0 ? null : [quartile(0.25), quartile(0.75)],
-        cheaperRounds: index === 0 ? null : ratios.filter((r) => r < 1).length,
-        signTestP:
-          index === 0 ? null : signTestP(ratios.filter((r) => r < 1).length, ratios.length),
+        ratioIqr:
+          index === 0 ? null : [stats.percentile(ratios, 0.25), stats.percentile(ratios, 0.75)],
+        cheaperRounds: index === 0 ? null : cheaper,
+        signTestP: index === 0 ? null : signTestP(cheaper, ratios.length),
         errors: errors[index],
       };
     });

@@ -48,6 +48,7 @@ const {
   listeningPort,
   median,
   memory,
+  percentile,
   reRunPinned,
   sleep,
 } = require('./process-stats');
@@ -104,8 +105,6 @@ const ratio = (value, base) =>
   typeof value === 'number' && typeof base === 'number' && base !== 0
     ? (value / base).toFixed(2)
     : '';
-const percentile = (sorted, p) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 
 /** Starts a node script (optionally pinned) and waits for its `listening <port>` line. */
 async function startListener(args, extraEnv, pin) {

@@ -15,6 +15,10 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 
+/** The value at fraction `p` (0-1) of an ascending array, by the nearest rank below. */
+const percentile = (sorted, p) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+
 /** VmRSS and VmHWM of a process, in MiB, from /proc/<pid>/status. */
 function memory(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -81,6 +85,7 @@ async function answers(url) {
 module.exports = {
   sleep,
   median,
+  percentile,
   memory,
   cpuSeconds,
   closedPort,
