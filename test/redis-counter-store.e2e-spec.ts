@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { RedisCounterStore } from '../src/limits/counters/redis-counter-store';
+import { hashTag, RedisCounterStore } from '../src/limits/counters/redis-counter-store';
 import { testRedisNamespace, TEST_REDIS_URL } from './support/redis';
 
 // The Lua scripts against the machine's Redis: the same rules the memory store's unit test pins.
@@ -81,5 +81,99 @@ describe('RedisCounterStore', () => {
     const next = await store.consume([spec], 1);
     expect(next).toMatchObject({ allowed: true, counters: [{ used: 1 }] });
     expect(next.counters[0].endsAt).toBeGreaterThan(first.counters[0].endsAt);
+  });
+
+  describe('settlements sent together', () => {
+    /** Scripts this connection sends (EVALSHA, or EVAL after a NOSCRIPT), counted as they leave. */
+    function countScripts(): () => number {
+      const send = jest.spyOn(redis, 'sendCommand');
+      return () =>
+        send.mock.calls.filter(([command]) => ['evalsha', 'eval'].includes(command.name)).length;
+    }
+    afterEach(() => jest.restoreAllMocks());
+
+    const counter = (name: string) => ({
+      key: `limits:{${name}-${keyNumber++}}:test`,
+      limit: 1_000,
+      windowMs: 60_000,
+    });
+    const count = async (key: string) => Number(await redis.hget(namespace.prefix + key, 'n'));
+
+    it('sends the settlements of one event-loop turn as one command', async () => {
+      const spec = counter('batch');
+      const { counters } = await store.consume([spec], 100);
+      const window = { key: spec.key, endsAt: counters[0].endsAt };
+      const scripts = countScripts();
+      await Promise.all([
+        store.adjust([window], -10),
+        store.adjust([window], -20),
+        store.adjust([window], 5),
+      ]);
+      expect(scripts()).toBe(1);
+      expect(await count(spec.key)).toBe(75);
+    });
+
+    it('applies each settlement in turn, clamped at zero each time, as separate calls would', async () => {
+      const spec = counter('clamp');
+      const { counters } = await store.consume([spec], 10);
+      const window = { key: spec.key, endsAt: counters[0].endsAt };
+      // Summed first, -30 + 5 would leave 0; applied in turn, 10 - 30 stops at 0, then + 5.
+      await Promise.all([store.adjust([window], -30), store.adjust([window], 5)]);
+      expect(await count(spec.key)).toBe(5);
+    });
+
+    it('sends what is queued before a charge, so the charge counts it', async () => {
+      const spec = { ...counter('order'), limit: 100 };
+      const { counters } = await store.consume([spec], 50);
+      const settled = store.adjust([{ key: spec.key, endsAt: counters[0].endsAt }], -30);
+      // 50 + 70 is over the limit; 20 + 70 is not.
+      const charge = await store.consume([spec], 70);
+      await settled;
+      expect(charge).toMatchObject({ allowed: true, counters: [{ used: 90 }] });
+    });
+
+    it('sends one command per hash tag, so each stays within one Redis Cluster slot', async () => {
+      const [a, b] = [counter('slot-a'), counter('slot-b')];
+      const [first, second] = await Promise.all([store.consume([a], 40), store.consume([b], 40)]);
+      const scripts = countScripts();
+      await Promise.all([
+        store.adjust([{ key: a.key, endsAt: first.counters[0].endsAt }], -1),
+        store.adjust([{ key: b.key, endsAt: second.counters[0].endsAt }], -2),
+        store.adjust([{ key: a.key, endsAt: first.counters[0].endsAt }], -3),
+      ]);
+      expect(scripts()).toBe(2);
+      expect([await count(a.key), await count(b.key)]).toEqual([36, 38]);
+    });
+
+    it('splits a large turn into commands of at most 256 counters, all applied', async () => {
+      const spec = counter('large');
+      const { counters } = await store.consume([spec], 1_000);
+      const window = { key: spec.key, endsAt: counters[0].endsAt };
+      const scripts = countScripts();
+      await Promise.all(Array.from({ length: 300 }, () => store.adjust([window], -1)));
+      expect(scripts()).toBe(2);
+      expect(await count(spec.key)).toBe(700);
+    });
+
+    it('rejects every settlement of a command that fails', async () => {
+      // A connection already closed: ioredis refuses every command sent on it.
+      const offline = new Redis(TEST_REDIS_URL, { lazyConnect: true });
+      offline.disconnect();
+      const offlineStore = new RedisCounterStore(offline, namespace.prefix);
+      const window = { key: counter('offline').key, endsAt: Date.now() + 60_000 };
+      const results = await Promise.allSettled([
+        offlineStore.adjust([window], -1),
+        offlineStore.adjust([window], -2),
+      ]);
+      expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected']);
+    });
+
+    it('finds the hash tag as Redis Cluster does', () => {
+      expect(hashTag('gateway:limits:{key-1}:tpm')).toBe('key-1');
+      expect(hashTag('gateway:limits:{team:7}:budget:2026-11')).toBe('team:7');
+      expect(hashTag('a{}b{c}')).toBe('a{}b{c}');
+      expect(hashTag('no-tag')).toBe('no-tag');
+      expect(hashTag('{x}{y}')).toBe('x');
+    });
   });
 });

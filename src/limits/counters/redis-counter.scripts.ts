@@ -47,15 +47,16 @@ return reply
 `;
 
 /**
- * KEYS: the counters. ARGV[1]: delta; ARGV[1 + i]: the window end that identifies counter i's
- * window. A counter whose window has since ended (or restarted) is left alone.
+ * KEYS: the counters; ARGV[2i - 1]: the delta for counter i, ARGV[2i]: the window end that
+ * identifies its window. A counter whose window has since ended (or restarted) is left alone. A
+ * key may come more than once (two settlements of one counter sent together); each is applied in
+ * turn, exactly as separate calls would be.
  */
 export const ADJUST_SCRIPT = `
-local delta = tonumber(ARGV[1])
 for i, key in ipairs(KEYS) do
   local state = redis.call('HMGET', key, 'n', 'e')
-  if state[2] and tonumber(state[2]) == tonumber(ARGV[i + 1]) then
-    local n = tonumber(state[1]) + delta
+  if state[2] and tonumber(state[2]) == tonumber(ARGV[i * 2]) then
+    local n = tonumber(state[1]) + tonumber(ARGV[i * 2 - 1])
     if n < 0 then n = 0 end
     redis.call('HSET', key, 'n', n)
   end
