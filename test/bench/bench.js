@@ -30,7 +30,8 @@
 //
 // Output: a table on stdout and BENCH_OUTPUT (bench-results.json). BENCH_QUICK=1: shorter rounds
 // (about 3 minutes in all with the two default floors). BENCH_PROFILE=DIR: no comparison; CPU
-// profiles of the Nest floor and the gateway under JSON and stream load into DIR (profile()).
+// profiles of the Nest floor (with BENCH_STABLE_FLOOR=1 the stable one) and the gateway under
+// JSON and stream load into DIR (profile()).
 //
 // Every target runs as `npm run start:prod` runs the gateway (start-runtime.js: MALLOC_ARENA_MAX
 // and node's flags), the floors included; BENCH_RUNTIME=plain runs them all as plain `node`,
@@ -335,6 +336,8 @@ async function profile(upstreamUrl, children) {
           upstreamUrl,
           children,
           profileArgs(name),
+          // BENCH_STABLE_FLOOR=1: the Nest floor on the stable-prototype server, as the gateway's is.
+          env.BENCH_STABLE_FLOOR === '1' ? { FLOOR_STABLE_PROTOTYPES: '1' } : {},
         );
       }
       await sequential(target, stream, 200);
