@@ -13,7 +13,9 @@
 // Environment: AB_ROUNDS (40), AB_ROUND_S (1.5 s of load per build per round), AB_WARMUP_S (3 s
 // per build before the first round), AB_STREAM=1 (50-event streams instead of JSON answers),
 // BENCH_CONNECTIONS (32), BENCH_DATABASE_URL (external Postgres; else each build starts on its
-// embedded defaults), BENCH_REDIS_URL (Redis counters), BENCH_GATEWAY_ENV (JSON, more variables).
+// embedded defaults), BENCH_REDIS_URL (Redis counters), BENCH_GATEWAY_ENV (JSON, more variables),
+// AB_SEQUENTIAL=N (after each build's load in a round, N requests one at a time: its p50 latency,
+// or time to first token with AB_STREAM=1, compared as the CPU is).
 const { spawn } = require('node:child_process');
 const { mkdtempSync, openSync, readFileSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
@@ -22,6 +24,7 @@ const autocannon = require('autocannon');
 const stats = require('./process-stats');
 const { startRuntime } = require('./start-runtime');
 const { benchGatewayEnv, createBenchKey } = require('./bench-gateway');
+const { chatBody, sequential } = require('./requests');
 
 const env = process.env;
 const TARGET_CPU = env.BENCH_TARGET_CPU ?? '1';
@@ -39,6 +42,7 @@ const settings = {
   warmupS: Number(env.AB_WARMUP_S ?? 3),
   stream: env.AB_STREAM === '1',
   concurrency: Number(env.BENCH_CONNECTIONS ?? 32),
+  sequential: Number(env.AB_SEQUENTIAL ?? 0),
 };
 const INHERITED = { ...env };
 delete INHERITED.MALLOC_ARENA_MAX;
@@ -86,7 +90,14 @@ async function startBuild(root, index, upstreamUrl) {
     if (exited) throw new Error(`${root}: the gateway exited; see ${logFile}`);
     key ??= /Demo virtual key: (\S+)/.exec(readFileSync(logFile, 'utf8'))?.[1];
     if (key && (await stats.answers(`http://127.0.0.1:${port}/health`)))
-      return { name: `${String.fromCharCode(65 + index)} ${root}`, root, child, port, key };
+      return {
+        name: `${String.fromCharCode(65 + index)} ${root}`,
+        root,
+        child,
+        port,
+        key,
+        base: `http://127.0.0.1:${port}/v1`,
+      };
     await stats.sleep(50);
   }
 }
@@ -100,12 +111,7 @@ function load(build, seconds) {
         url: `http://127.0.0.1:${build.port}/v1/chat/completions`,
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${build.key}` },
-        body: JSON.stringify({
-          model: 'bench-model',
-          messages: [{ role: 'user', content: 'Say something short.' }],
-          max_tokens: 64,
-          stream: settings.stream,
-        }),
+        body: chatBody('bench-model', settings.stream),
         connections: settings.concurrency,
         duration: seconds,
       },
@@ -137,6 +143,18 @@ function signTestP(cheaper, rounds) {
   return Math.min(1, 2 * tail);
 }
 
+/** A build's one-at-a-time p50s against the first build's, round by round. */
+function latencyAgainstA(p50, index) {
+  const differences = p50[index].map((ms, round) => ms - p50[0][round]);
+  const lower = differences.filter((d) => d < 0).length;
+  return {
+    p50Median: stats.median(p50[index]),
+    differenceMedian: index === 0 ? 0 : stats.median(differences),
+    lowerRounds: index === 0 ? null : lower,
+    signTestP: index === 0 ? null : signTestP(lower, differences.length),
+  };
+}
+
 async function main() {
   const upstream = await startUpstream();
   const builds = [];
@@ -145,6 +163,7 @@ async function main() {
       builds.push(await startBuild(root, index, upstream.url));
     for (const build of builds) await load(build, settings.warmupS);
     const cpu = builds.map(() => []);
+    const p50 = builds.map(() => []);
     const errors = builds.map(() => 0);
     for (let round = 0; round < settings.rounds; round++) {
       // Alternating order: neither build always runs right after the other.
@@ -154,9 +173,17 @@ async function main() {
         const run = await load(builds[index], settings.roundS);
         cpu[index].push(run.cpuMs);
         errors[index] += run.errors;
+        if (settings.sequential > 0) {
+          const latency = await sequential(builds[index], settings.stream, settings.sequential);
+          p50[index].push(latency.p50);
+          errors[index] += latency.errors;
+        }
       }
+      const latencies = settings.sequential
+        ? `; p50 one at a time ${p50.map((p) => p[round].toFixed(3)).join(' ')} ms`
+        : '';
       console.log(
-        `round ${round + 1}/${settings.rounds}: ${cpu.map((c) => c[round].toFixed(3)).join(' ')} ms`,
+        `round ${round + 1}/${settings.rounds}: ${cpu.map((c) => c[round].toFixed(3)).join(' ')} ms${latencies}`,
       );
     }
     const rows = builds.map((build, index) => {
@@ -171,6 +198,7 @@ async function main() {
         cheaperRounds: index === 0 ? null : cheaper,
         signTestP: index === 0 ? null : signTestP(cheaper, ratios.length),
         errors: errors[index],
+        sequential: settings.sequential ? latencyAgainstA(p50, index) : null,
       };
     });
     console.log(
@@ -182,6 +210,16 @@ async function main() {
           ? `${row.build}: ${row.cpuMsMedian.toFixed(3)} ms per request; ${row.ratioToA.toFixed(3)}x A (IQR ${row.ratioIqr.map((r) => r.toFixed(3)).join('-')}), cheaper than A in ${row.cheaperRounds} of ${settings.rounds} rounds (sign test p ${row.signTestP < 0.001 ? '< 0.001' : row.signTestP.toFixed(3)}); ${row.errors} errors`
           : `${row.build}: ${row.cpuMsMedian.toFixed(3)} ms per request; ${row.errors} errors`,
       );
+    if (settings.sequential) {
+      const what = settings.stream ? 'time to first token' : 'p50 latency';
+      console.log(`\n${what}, ${settings.sequential} requests one at a time per build per round:`);
+      for (const { build, sequential: l } of rows)
+        console.log(
+          l.lowerRounds === null
+            ? `${build}: ${l.p50Median.toFixed(3)} ms`
+            : `${build}: ${l.p50Median.toFixed(3)} ms; ${l.differenceMedian >= 0 ? '+' : ''}${l.differenceMedian.toFixed(3)} ms against A (median of the rounds' differences), lower than A in ${l.lowerRounds} of ${settings.rounds} rounds (sign test p ${l.signTestP < 0.001 ? '< 0.001' : l.signTestP.toFixed(3)})`,
+        );
+    }
     if (env.AB_OUTPUT) writeFileSync(env.AB_OUTPUT, JSON.stringify({ settings, rows }, null, 2));
   } finally {
     for (const build of builds) build.child.kill('SIGTERM');

@@ -49,12 +49,12 @@ const {
   listeningPort,
   median,
   memory,
-  percentile,
   reRunPinned,
   sleep,
 } = require('./process-stats');
 const { PLAIN_RUNTIME, runtimeFor } = require('./start-runtime');
 const { benchGatewayEnv, createBenchKey } = require('./bench-gateway');
+const { chatBody, sequential } = require('./requests');
 
 const ROOT = join(__dirname, '..', '..');
 const env = process.env;
@@ -187,45 +187,6 @@ async function startGateway(
   }
 }
 
-const BODY = (model, stream) =>
-  JSON.stringify({
-    model,
-    messages: [{ role: 'user', content: 'Say something short.' }],
-    max_tokens: 64,
-    stream,
-  });
-
-/** Sequential requests with a plain undici client: latency (JSON) or time to first token (SSE). */
-async function sequential(target, stream, count) {
-  const dispatcher = new Agent({ connections: 1 });
-  const url = `${target.base}/chat/completions`;
-  const headers = { 'content-type': 'application/json', authorization: `Bearer ${target.key}` };
-  const body = BODY('bench-model', stream);
-  const times = [];
-  let errors = 0;
-  for (let i = 0; i < count + 20; i++) {
-    const start = process.hrtime.bigint();
-    let first;
-    try {
-      const answer = await request(url, { method: 'POST', headers, body, dispatcher });
-      if (answer.statusCode !== 200) errors++;
-      for await (const chunk of answer.body) {
-        // The first content event: the first `data:` line with a delta (every target sends the
-        // upstream's events, so this is the same event everywhere).
-        if (first === undefined && stream && chunk.includes('"content"'))
-          first = process.hrtime.bigint();
-      }
-    } catch {
-      errors++;
-    }
-    const end = process.hrtime.bigint();
-    if (i >= 20) times.push(Number((stream ? (first ?? end) : end) - start) / 1e6);
-  }
-  await dispatcher.close();
-  times.sort((a, b) => a - b);
-  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99), errors };
-}
-
 /** Saturation at `concurrency` connections with autocannon; CPU from the target's counters. */
 function saturate(target, stream, durationS = settings.durationS) {
   const cpuBefore = target.pid ? cpuSeconds(target.pid) : 0;
@@ -235,7 +196,7 @@ function saturate(target, stream, durationS = settings.durationS) {
         url: `${target.base}/chat/completions`,
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${target.key}` },
-        body: BODY('bench-model', stream),
+        body: chatBody('bench-model', stream),
         connections: settings.concurrency,
         duration: durationS,
       },
@@ -265,7 +226,7 @@ async function hold(target, count) {
   });
   const url = `${target.base}/chat/completions`;
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${target.key}` };
-  const body = BODY('bench-hold', true);
+  const body = chatBody('bench-hold', true);
   let open = 0;
   let peakOpen = 0;
   const results = await Promise.all(
