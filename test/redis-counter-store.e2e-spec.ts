@@ -132,6 +132,31 @@ describe('RedisCounterStore', () => {
       expect(charge).toMatchObject({ allowed: true, counters: [{ used: 90 }] });
     });
 
+    it('sends the charges and settlements of one turn in one socket write', async () => {
+      const spec = counter('write');
+      const { counters } = await store.consume([spec], 100);
+      const window = { key: spec.key, endsAt: counters[0].endsAt };
+      // Node's Writable hands a corked socket's chunks to _writev at once, else each to _write.
+      const writes = [jest.spyOn(redis.stream, '_writev'), jest.spyOn(redis.stream, '_write')];
+      await Promise.all([
+        store.consume([spec], 1),
+        store.adjust([window], -10),
+        store.consume([spec], 1),
+        store.adjust([window], -10),
+      ]);
+      expect(writes.map((write) => write.mock.calls.length)).toEqual([1, 0]);
+      expect(await count(spec.key)).toBe(82);
+    });
+
+    it('charges in the order asked for within a turn', async () => {
+      const spec = { ...counter('fifo'), limit: 10 };
+      const [first, second] = await Promise.all([
+        store.consume([spec], 6),
+        store.consume([spec], 6),
+      ]);
+      expect([first.allowed, second.allowed]).toEqual([true, false]);
+    });
+
     it('sends one command per hash tag, so each stays within one Redis Cluster slot', async () => {
       const [a, b] = [counter('slot-a'), counter('slot-b')];
       const [first, second] = await Promise.all([store.consume([a], 40), store.consume([b], 40)]);

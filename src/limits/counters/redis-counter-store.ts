@@ -8,7 +8,15 @@ interface CounterCommands {
   limitsAdjust(keyCount: number, ...keysThenArgs: Array<string | number>): Promise<number>;
 }
 
-/** One adjust() call waiting to be sent: its counters (prefixed), their windows, its delta. */
+/** One consume() call waiting for the end of the turn: its counters (prefixed) and arguments. */
+interface QueuedCharge {
+  keys: string[];
+  args: number[];
+  resolve: (reply: number[]) => void;
+  reject: (error: unknown) => void;
+}
+
+/** One adjust() call waiting for the end of the turn: its counters (prefixed), windows, delta. */
 interface QueuedAdjustment {
   keys: string[];
   endsAts: number[];
@@ -25,16 +33,17 @@ const MAX_COUNTERS_PER_ADJUST = 256;
  * like `<prefix>limits:{<virtual key id>}:<limit>`: the braces keep one key's counters in one
  * Redis Cluster slot, so a multi-counter script stays legal there.
  *
- * Settlements (adjust) are not sent at once but at the end of the event loop's turn, all those
- * queued in it together: under load one command and one socket write carry the settlements of
- * every answer that finished in that turn, where each used to cost its own write, and a write to
- * Redis is the largest part of a command's CPU (docs/performance.md, "Fourteenth pass"). A charge
- * (consume) sends whatever is queued first, on the same connection, so every charge still counts
- * the settlements made before it, as when each was sent at once.
+ * Commands leave at the end of the event loop's turn (setImmediate), all of that turn's in one
+ * socket write: a write to Redis was the largest part of a command's CPU, and each used to cost
+ * its own (docs/performance.md, "Fourteenth pass"). The settlements (adjust) go first, one script
+ * per hash tag, then the charges (consume) in the order they were asked for; so every charge
+ * counts every settlement made before it, as when each command was sent at once. A charge waits
+ * for the rest of its turn, which at low load is nothing and under load is what it saves.
  */
 export class RedisCounterStore implements CounterStore {
   private readonly redis: Redis & CounterCommands;
-  private queued: QueuedAdjustment[] = [];
+  private charges: QueuedCharge[] = [];
+  private adjustments: QueuedAdjustment[] = [];
   private sendScheduled = false;
 
   constructor(
@@ -47,16 +56,13 @@ export class RedisCounterStore implements CounterStore {
   }
 
   async consume(specs: CounterSpec[], amount: number, upTo = amount): Promise<ConsumeResult> {
-    this.sendQueuedAdjustments();
     const keys = specs.map((spec) => this.prefix + spec.key);
-    const args = specs.flatMap((spec) => [spec.limit, spec.windowMs ?? 0, spec.endsAt ?? 0]);
-    const [refused, now, charged, ...states] = await this.redis.limitsConsume(
-      keys.length,
-      ...keys,
-      amount,
-      upTo,
-      ...args,
-    );
+    const args = [amount, upTo];
+    for (const spec of specs) args.push(spec.limit, spec.windowMs ?? 0, spec.endsAt ?? 0);
+    const [refused, now, charged, ...states] = await new Promise<number[]>((resolve, reject) => {
+      this.charges.push({ keys, args, resolve, reject });
+      this.scheduleSend();
+    });
     return {
       allowed: refused < 0,
       charged,
@@ -74,49 +80,41 @@ export class RedisCounterStore implements CounterStore {
   adjust(windows: CounterWindow[], delta: number): Promise<void> {
     if (windows.length === 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      this.queued.push({
+      this.adjustments.push({
         keys: windows.map((window) => this.prefix + window.key),
         endsAts: windows.map((window) => window.endsAt),
         delta,
         resolve,
         reject,
       });
-      if (!this.sendScheduled) {
-        this.sendScheduled = true;
-        setImmediate(this.sendQueuedAdjustments);
-      }
+      this.scheduleSend();
     });
   }
 
-  /**
-   * One command per Redis Cluster slot (hash tag) among the queued adjustments, in the order they
-   * were queued, each with at most MAX_COUNTERS_PER_ADJUST counters.
-   */
-  private readonly sendQueuedAdjustments = (): void => {
+  private scheduleSend(): void {
+    if (this.sendScheduled) return;
+    this.sendScheduled = true;
+    setImmediate(this.sendQueued);
+  }
+
+  private readonly sendQueued = (): void => {
     this.sendScheduled = false;
-    if (this.queued.length === 0) return;
-    const queued = this.queued;
-    this.queued = [];
-    const bySlot = new Map<string, QueuedAdjustment[]>();
-    for (const adjustment of queued) {
-      const slot = hashTag(adjustment.keys[0]);
-      const group = bySlot.get(slot);
-      if (group) group.push(adjustment);
-      else bySlot.set(slot, [adjustment]);
-    }
-    for (const group of bySlot.values()) {
-      let batch: QueuedAdjustment[] = [];
-      let counters = 0;
-      for (const adjustment of group) {
-        if (counters + adjustment.keys.length > MAX_COUNTERS_PER_ADJUST && batch.length > 0) {
-          this.sendAdjustments(batch);
-          batch = [];
-          counters = 0;
-        }
-        batch.push(adjustment);
-        counters += adjustment.keys.length;
+    const { adjustments, charges } = this;
+    this.adjustments = [];
+    this.charges = [];
+    // ioredis writes each command to the socket as it is sent; corked, they leave in one write.
+    // Without a connection (none yet, or closed) ioredis refuses the commands and writes nothing.
+    const stream = this.redis.stream;
+    stream?.cork();
+    try {
+      for (const batch of adjustmentBatches(adjustments)) this.sendAdjustments(batch);
+      for (const charge of charges) {
+        this.redis
+          .limitsConsume(charge.keys.length, ...charge.keys, ...charge.args)
+          .then(charge.resolve, charge.reject);
       }
-      this.sendAdjustments(batch);
+    } finally {
+      stream?.uncork();
     }
   };
 
@@ -134,6 +132,36 @@ export class RedisCounterStore implements CounterStore {
       (error: unknown) => batch.forEach((adjustment) => adjustment.reject(error)),
     );
   }
+}
+
+/**
+ * The adjustments grouped by Redis Cluster slot (hash tag), each group in the order queued and
+ * cut into commands of at most MAX_COUNTERS_PER_ADJUST counters.
+ */
+function adjustmentBatches(adjustments: QueuedAdjustment[]): QueuedAdjustment[][] {
+  const bySlot = new Map<string, QueuedAdjustment[]>();
+  for (const adjustment of adjustments) {
+    const slot = hashTag(adjustment.keys[0]);
+    const group = bySlot.get(slot);
+    if (group) group.push(adjustment);
+    else bySlot.set(slot, [adjustment]);
+  }
+  const batches: QueuedAdjustment[][] = [];
+  for (const group of bySlot.values()) {
+    let batch: QueuedAdjustment[] = [];
+    let counters = 0;
+    for (const adjustment of group) {
+      if (batch.length > 0 && counters + adjustment.keys.length > MAX_COUNTERS_PER_ADJUST) {
+        batches.push(batch);
+        batch = [];
+        counters = 0;
+      }
+      batch.push(adjustment);
+      counters += adjustment.keys.length;
+    }
+    batches.push(batch);
+  }
+  return batches;
 }
 
 /**
