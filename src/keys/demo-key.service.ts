@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { writeToStdout } from '../common/logging/batched-stdout';
 import { DatabaseConnection } from '../database/database-connection';
 import { VirtualKeyService } from './virtual-key.service';
 
@@ -20,12 +21,11 @@ export class DemoKeyService {
   async createOnFirstStart(): Promise<void> {
     if (!this.connection.embedded || (await this.keys.count()) > 0) return;
     const { key, secret } = await this.keys.create({ name: 'demo' });
-    // "on stdout", not "below": the JSON logger writes asynchronously, so this line may come
-    // out after the plain-text one.
     this.logger.log(
       `created virtual key "${key.name}" (${key.keyPrefix}...); its secret is printed once, as plain text on stdout, and never again`,
     );
-    // Written to stdout directly rather than through the logger, so log shipping never keeps it.
-    process.stdout.write(`\n  Demo virtual key: ${secret}\n\n`);
+    // Plain text on stdout, not a log record that log shipping would parse and keep; after the
+    // log lines written before it, through the same batched writes.
+    writeToStdout(`\n  Demo virtual key: ${secret}\n\n`);
   }
 }

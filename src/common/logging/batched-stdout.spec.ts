@@ -13,7 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { batchedStdout, LOG_FLUSH_AFTER_MS, LOG_WRITE_MIN_BYTES } from './batched-stdout';
+import {
+  batchedStdout,
+  LOG_FLUSH_AFTER_MS,
+  LOG_WRITE_MIN_BYTES,
+  writeToStdout,
+} from './batched-stdout';
 
 /** A stand-in for process.stdout on a file or a pipe: a Writable whose `write` is its class's own. */
 class FdStdout extends Writable {
@@ -114,6 +119,22 @@ describe('batchedStdout', () => {
         expect(lines.map((text) => (JSON.parse(text) as { i: number }).i)).toEqual(
           Array.from({ length: lines.length }, (_, i) => i),
         );
+      } finally {
+        await ended(stream);
+      }
+    });
+
+    it('writes plain text after the lines logged before it (the demo key after the start-up lines)', async () => {
+      const stream = batchedStdout(new FdStdout(fd))!;
+      const logger = pino(stream);
+      try {
+        logger.info('Nest application successfully started');
+        writeToStdout('\n  Demo virtual key: gk-test\n\n');
+        logger.info('gateway listening');
+        await until(() => written().includes('gateway listening'));
+        const text = written();
+        expect(text.indexOf('successfully started')).toBeLessThan(text.indexOf('Demo virtual key'));
+        expect(text.indexOf('Demo virtual key')).toBeLessThan(text.indexOf('gateway listening'));
       } finally {
         await ended(stream);
       }

@@ -12,6 +12,20 @@ export const LOG_FLUSH_AFTER_MS = 100;
 
 type Destination = ReturnType<typeof destination>;
 
+/** The destination the logger writes stdout's lines through, while it is open. */
+let loggerStdout: Destination | undefined;
+
+/**
+ * Plain text for stdout (not a log line), in order with the lines logged before it: through the
+ * logger's batched destination when there is one, so it leaves with them (within
+ * LOG_FLUSH_AFTER_MS); straight to stdout otherwise. Written directly, it could come out before
+ * lines logged earlier and still waiting for their write.
+ */
+export function writeToStdout(text: string): void {
+  if (loggerStdout) loggerStdout.write(text);
+  else process.stdout.write(text);
+}
+
 /**
  * stdout as pino's own destination (sonic-boom on file descriptor 1, asynchronous), writing the
  * lines of a busy moment together: pino's default writes each line with its own `fs.write` as
@@ -45,6 +59,10 @@ export function batchedStdout(
     contentMode: 'buffer',
   });
   flushWaitingLines(stream, flushAfterMs);
+  loggerStdout = stream;
+  stream.once('close', () => {
+    if (loggerStdout === stream) loggerStdout = undefined;
+  });
   return stream;
 }
 
