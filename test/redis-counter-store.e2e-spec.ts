@@ -157,6 +157,47 @@ describe('RedisCounterStore', () => {
       expect([first.allowed, second.allowed]).toEqual([true, false]);
     });
 
+    it('applies a settlement asked for after a charge in the same turn before that charge', async () => {
+      const spec = { ...counter('after'), limit: 100 };
+      const { counters } = await store.consume([spec], 50);
+      const charge = store.consume([spec], 70);
+      await store.adjust([{ key: spec.key, endsAt: counters[0].endsAt }], -30);
+      expect(await charge).toMatchObject({ allowed: true, counters: [{ used: 90 }] });
+    });
+
+    it('rejects each caller of a settlement that Redis refuses, and sends the rest of the turn', async () => {
+      const spec = counter('wrongtype');
+      // Not a counter hash: the script's HMGET fails with WRONGTYPE inside Redis.
+      await redis.set(namespace.prefix + spec.key, 'not a hash');
+      const window = { key: spec.key, endsAt: Date.now() + 60_000 };
+      const other = counter('wrongtype-other');
+      const [first, second, charge] = await Promise.allSettled([
+        store.adjust([window], -1),
+        store.adjust([window], -2),
+        store.consume([other], 1),
+      ]);
+      expect(first).toMatchObject({ status: 'rejected', reason: expect.any(Error) });
+      expect((first as PromiseRejectedResult).reason.message).toMatch(/WRONGTYPE/);
+      expect(second.status).toBe('rejected');
+      expect(charge).toMatchObject({ status: 'fulfilled', value: { allowed: true } });
+    });
+
+    it('rejects a command that throws instead of rejecting, and still sends the rest of the turn', async () => {
+      const commands = redis as unknown as { limitsConsume: (...args: unknown[]) => unknown };
+      jest.spyOn(commands, 'limitsConsume').mockImplementationOnce(() => {
+        throw new Error('thrown while sending');
+      });
+      const [thrown, next] = await Promise.allSettled([
+        store.consume([counter('throws')], 1),
+        store.consume([counter('after-throw')], 1),
+      ]);
+      expect(thrown).toMatchObject({
+        status: 'rejected',
+        reason: { message: 'thrown while sending' },
+      });
+      expect(next).toMatchObject({ status: 'fulfilled', value: { allowed: true } });
+    });
+
     it('sends one command per hash tag, so each stays within one Redis Cluster slot', async () => {
       const [a, b] = [counter('slot-a'), counter('slot-b')];
       const [first, second] = await Promise.all([store.consume([a], 40), store.consume([b], 40)]);

@@ -172,9 +172,9 @@ export class TokenLimitsService implements BeforeApplicationShutdown {
   /**
    * settle() without holding up the answer: with Redis counters it is a round trip the client
    * would otherwise wait for. The settlement is handed to the counter store before this returns;
-   * the Redis store sends it at the end of the turn or before its next charge, whichever is first,
-   * and one connection's commands run in order, so this instance's next check of the same counters
-   * counts it already. A graceful shutdown waits for it (beforeApplicationShutdown), after the
+   * the Redis store sends it at the end of the turn, ahead of that turn's charges, and one
+   * connection's commands run in order, so this instance's next check of the same counters counts
+   * it already. A graceful shutdown waits for it (beforeApplicationShutdown), after the
    * running requests have drained and before the counters' connection closes.
    */
   settleInBackground(reservation: TokenReservation, usage: TokenUsage, cost?: bigint | null): void {

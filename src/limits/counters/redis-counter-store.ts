@@ -37,8 +37,9 @@ const MAX_COUNTERS_PER_ADJUST = 256;
  * socket write: a write to Redis was the largest part of a command's CPU, and each used to cost
  * its own (docs/performance.md, "Fourteenth pass"). The settlements (adjust) go first, one script
  * per hash tag, then the charges (consume) in the order they were asked for; so every charge
- * counts every settlement made before it, as when each command was sent at once. A charge waits
- * for the rest of its turn, which at low load is nothing and under load is what it saves.
+ * counts every settlement made before it, as when each command was sent at once, and also those
+ * made after it in the same turn, which it could not have counted before. A charge waits for the
+ * rest of its turn, which at low load is nothing and under load is what it saves.
  */
 export class RedisCounterStore implements CounterStore {
   private readonly redis: Redis & CounterCommands;
@@ -103,21 +104,30 @@ export class RedisCounterStore implements CounterStore {
     this.adjustments = [];
     this.charges = [];
     // ioredis writes each command to the socket as it is sent; corked, they leave in one write.
-    // Without a connection (none yet, or closed) ioredis refuses the commands and writes nothing.
+    // While the connection is not ready ioredis refuses every command at once (the offline queue
+    // is off, counter-store.provider.ts), so nothing waits to be written after the uncork.
     const stream = this.redis.stream;
     stream?.cork();
     try {
       for (const batch of adjustmentBatches(adjustments)) this.sendAdjustments(batch);
       for (const charge of charges) {
-        this.redis
-          .limitsConsume(charge.keys.length, ...charge.keys, ...charge.args)
-          .then(charge.resolve, charge.reject);
+        send(
+          () => this.redis.limitsConsume(charge.keys.length, ...charge.keys, ...charge.args),
+          charge.resolve,
+          charge.reject,
+        );
       }
     } finally {
       stream?.uncork();
     }
   };
 
+  /**
+   * One script for the batch. Redis does not roll a script back, so if it fails part-way the
+   * counters before the failure keep their settlement while every caller sees the error (and the
+   * failover store counts in memory for a second); the batch holds one key's or one team's
+   * counters only.
+   */
   private sendAdjustments(batch: QueuedAdjustment[]): void {
     const keys: string[] = [];
     const args: number[] = [];
@@ -127,10 +137,27 @@ export class RedisCounterStore implements CounterStore {
         args.push(adjustment.delta, adjustment.endsAts[i]);
       }
     }
-    this.redis.limitsAdjust(keys.length, ...keys, ...args).then(
+    send(
+      () => this.redis.limitsAdjust(keys.length, ...keys, ...args),
       () => batch.forEach((adjustment) => adjustment.resolve()),
-      (error: unknown) => batch.forEach((adjustment) => adjustment.reject(error)),
+      (error) => batch.forEach((adjustment) => adjustment.reject(error)),
     );
+  }
+}
+
+/**
+ * Sends one command and hands its outcome on. A command that throws instead of rejecting is
+ * rejected too, so that it strands neither its callers nor the rest of the turn's commands.
+ */
+function send<T>(
+  command: () => Promise<T>,
+  resolve: (reply: T) => void,
+  reject: (error: unknown) => void,
+): void {
+  try {
+    command().then(resolve, reject);
+  } catch (error) {
+    reject(error);
   }
 }
 
