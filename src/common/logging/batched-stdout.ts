@@ -17,13 +17,24 @@ let loggerStdout: Destination | undefined;
 
 /**
  * Plain text for stdout (not a log line), in order with the lines logged before it: through the
- * logger's batched destination when there is one, so it leaves with them (within
- * LOG_FLUSH_AFTER_MS); straight to stdout otherwise. Written directly, it could come out before
- * lines logged earlier and still waiting for their write.
+ * logger's batched destination when there is one, and written at once with the lines waiting
+ * before it; straight to stdout otherwise. Written directly, it could come out before lines
+ * logged earlier and still waiting for their batch. With LOG_FORMAT=pretty the lines go through
+ * pino-pretty's worker thread, and the text may come out before them.
  */
 export function writeToStdout(text: string): void {
-  if (loggerStdout) loggerStdout.write(text);
-  else process.stdout.write(text);
+  if (loggerStdout) {
+    try {
+      loggerStdout.write(text);
+      // Not left for the batch's timer: a process killed within the delay would lose it (the
+      // demo key is printed once). With a write in flight flush() leaves it to the timer.
+      loggerStdout.flush();
+      return;
+    } catch {
+      // Destroyed and not yet closed: sonic-boom throws from write(); stdout takes it directly.
+    }
+  }
+  process.stdout.write(text);
 }
 
 /**
