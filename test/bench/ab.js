@@ -165,6 +165,7 @@ async function main() {
     const cpu = builds.map(() => []);
     const p50 = builds.map(() => []);
     const errors = builds.map(() => 0);
+    const sequentialErrors = builds.map(() => 0);
     for (let round = 0; round < settings.rounds; round++) {
       // Alternating order: neither build always runs right after the other.
       const order = builds.map((_, index) => index);
@@ -176,11 +177,11 @@ async function main() {
         if (settings.sequential > 0) {
           const latency = await sequential(builds[index], settings.stream, settings.sequential);
           p50[index].push(latency.p50);
-          errors[index] += latency.errors;
+          sequentialErrors[index] += latency.errors;
         }
       }
       const latencies = settings.sequential
-        ? `; p50 one at a time ${p50.map((p) => p[round].toFixed(3)).join(' ')} ms`
+        ? `; ${settings.stream ? 'first token' : 'p50'} one at a time ${p50.map((p) => p[round].toFixed(3)).join(' ')} ms`
         : '';
       console.log(
         `round ${round + 1}/${settings.rounds}: ${cpu.map((c) => c[round].toFixed(3)).join(' ')} ms${latencies}`,
@@ -198,7 +199,9 @@ async function main() {
         cheaperRounds: index === 0 ? null : cheaper,
         signTestP: index === 0 ? null : signTestP(cheaper, ratios.length),
         errors: errors[index],
-        sequential: settings.sequential ? latencyAgainstA(p50, index) : null,
+        sequential: settings.sequential
+          ? { ...latencyAgainstA(p50, index), errors: sequentialErrors[index] }
+          : null,
       };
     });
     console.log(
@@ -216,8 +219,8 @@ async function main() {
       for (const { build, sequential: l } of rows)
         console.log(
           l.lowerRounds === null
-            ? `${build}: ${l.p50Median.toFixed(3)} ms`
-            : `${build}: ${l.p50Median.toFixed(3)} ms; ${l.differenceMedian >= 0 ? '+' : ''}${l.differenceMedian.toFixed(3)} ms against A (median of the rounds' differences), lower than A in ${l.lowerRounds} of ${settings.rounds} rounds (sign test p ${l.signTestP < 0.001 ? '< 0.001' : l.signTestP.toFixed(3)})`,
+            ? `${build}: ${l.p50Median.toFixed(3)} ms; ${l.errors} errors`
+            : `${build}: ${l.p50Median.toFixed(3)} ms; ${l.differenceMedian >= 0 ? '+' : ''}${l.differenceMedian.toFixed(3)} ms against A (median of the rounds' differences), lower than A in ${l.lowerRounds} of ${settings.rounds} rounds (sign test p ${l.signTestP < 0.001 ? '< 0.001' : l.signTestP.toFixed(3)}); ${l.errors} errors`,
         );
     }
     if (env.AB_OUTPUT) writeFileSync(env.AB_OUTPUT, JSON.stringify({ settings, rows }, null, 2));
