@@ -25,6 +25,9 @@ class DatabaseShutdown implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.prisma.$disconnect();
+    // $disconnect ends the pool only if Prisma itself ever connected; the usage insert uses the
+    // pool directly and may have been its only user.
+    if (!this.prisma.pool.ended) await this.prisma.pool.end();
     await this.connection.embedded?.stop();
   }
 }

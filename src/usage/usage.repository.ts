@@ -99,7 +99,9 @@ export class UsageRepository {
    * as the gateway's p99 latency. This costs one JSON.stringify.
    */
   async insertMany(rows: UsageRow[]): Promise<void> {
-    await this.prisma.$executeRawUnsafe(INSERT_BATCH, JSON.stringify(rows.map(toRecord)));
+    // On Prisma's pool, not through its client: the same statement and parameter, without the
+    // client's per-query work (about 4 % of a request's CPU, docs/performance.md, "Fourteenth pass").
+    await this.prisma.pool.query(INSERT_BATCH, [JSON.stringify(rows.map(toRecord))]);
   }
 
   /** Counts and sums per group and status; the caller folds the statuses together. */
