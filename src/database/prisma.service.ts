@@ -16,7 +16,8 @@ export class PrismaService extends PrismaClient {
   /**
    * Prisma's own connection pool, for the one statement that goes around Prisma: the usage rows'
    * batched insert, whose raw query through Prisma's client cost about 4 % of every request's
-   * CPU (docs/performance.md, "Fourteenth pass"). Closed by $disconnect with the rest.
+   * CPU (docs/performance.md, "Fourteenth pass"). Ended by $disconnect, or by DatabaseShutdown
+   * when Prisma itself never connected.
    */
   readonly pool: Pool;
 

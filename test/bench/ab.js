@@ -143,6 +143,9 @@ function signTestP(cheaper, rounds) {
   return Math.min(1, 2 * tail);
 }
 
+/** A sign test's p as printed: three decimals, or `< 0.001`. */
+const formatP = (p) => (p < 0.001 ? '< 0.001' : p.toFixed(3));
+
 /** A build's one-at-a-time p50s against the first build's, round by round. */
 function latencyAgainstA(p50, index) {
   const differences = p50[index].map((ms, round) => ms - p50[0][round]);
@@ -210,7 +213,7 @@ async function main() {
     for (const row of rows)
       console.log(
         row.ratioIqr
-          ? `${row.build}: ${row.cpuMsMedian.toFixed(3)} ms per request; ${row.ratioToA.toFixed(3)}x A (IQR ${row.ratioIqr.map((r) => r.toFixed(3)).join('-')}), cheaper than A in ${row.cheaperRounds} of ${settings.rounds} rounds (sign test p ${row.signTestP < 0.001 ? '< 0.001' : row.signTestP.toFixed(3)}); ${row.errors} errors`
+          ? `${row.build}: ${row.cpuMsMedian.toFixed(3)} ms per request; ${row.ratioToA.toFixed(3)}x A (IQR ${row.ratioIqr.map((r) => r.toFixed(3)).join('-')}), cheaper than A in ${row.cheaperRounds} of ${settings.rounds} rounds (sign test p ${formatP(row.signTestP)}); ${row.errors} errors`
           : `${row.build}: ${row.cpuMsMedian.toFixed(3)} ms per request; ${row.errors} errors`,
       );
     if (settings.sequential) {
@@ -220,7 +223,7 @@ async function main() {
         console.log(
           l.lowerRounds === null
             ? `${build}: ${l.p50Median.toFixed(3)} ms; ${l.errors} errors`
-            : `${build}: ${l.p50Median.toFixed(3)} ms; ${l.differenceMedian >= 0 ? '+' : ''}${l.differenceMedian.toFixed(3)} ms against A (median of the rounds' differences), lower than A in ${l.lowerRounds} of ${settings.rounds} rounds (sign test p ${l.signTestP < 0.001 ? '< 0.001' : l.signTestP.toFixed(3)}); ${l.errors} errors`,
+            : `${build}: ${l.p50Median.toFixed(3)} ms; ${l.differenceMedian >= 0 ? '+' : ''}${l.differenceMedian.toFixed(3)} ms against A (median of the rounds' differences), lower than A in ${l.lowerRounds} of ${settings.rounds} rounds (sign test p ${formatP(l.signTestP)}); ${l.errors} errors`,
         );
     }
     if (env.AB_OUTPUT) writeFileSync(env.AB_OUTPUT, JSON.stringify({ settings, rows }, null, 2));

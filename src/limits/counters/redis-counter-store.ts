@@ -8,22 +8,20 @@ interface CounterCommands {
   limitsAdjust(keyCount: number, ...keysThenArgs: Array<string | number>): Promise<number>;
 }
 
-/** One consume() call waiting for the end of the turn: its counters (prefixed) and arguments. */
-interface QueuedCharge {
+/**
+ * One consume() or adjust() call waiting for the end of the turn: its counters (prefixed) and the
+ * script's arguments. An adjustment's arguments are its (delta, window end) pair per counter, so
+ * adjustments merge by concatenation.
+ */
+interface QueuedCommand<T> {
   keys: string[];
   args: number[];
-  resolve: (reply: number[]) => void;
+  resolve: (reply: T) => void;
   reject: (error: unknown) => void;
 }
 
-/** One adjust() call waiting for the end of the turn: its counters (prefixed), windows, delta. */
-interface QueuedAdjustment {
-  keys: string[];
-  endsAts: number[];
-  delta: number;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
+type QueuedCharge = QueuedCommand<number[]>;
+type QueuedAdjustment = QueuedCommand<void>;
 
 /** Most counters one adjust command carries, so that one script never runs long inside Redis. */
 const MAX_COUNTERS_PER_ADJUST = 256;
@@ -83,8 +81,7 @@ export class RedisCounterStore implements CounterStore {
     return new Promise<void>((resolve, reject) => {
       this.adjustments.push({
         keys: windows.map((window) => this.prefix + window.key),
-        endsAts: windows.map((window) => window.endsAt),
-        delta,
+        args: windows.flatMap((window) => [delta, window.endsAt]),
         resolve,
         reject,
       });
@@ -129,14 +126,8 @@ export class RedisCounterStore implements CounterStore {
    * counters only.
    */
   private sendAdjustments(batch: QueuedAdjustment[]): void {
-    const keys: string[] = [];
-    const args: number[] = [];
-    for (const adjustment of batch) {
-      for (let i = 0; i < adjustment.keys.length; i++) {
-        keys.push(adjustment.keys[i]);
-        args.push(adjustment.delta, adjustment.endsAts[i]);
-      }
-    }
+    const keys = batch.flatMap((adjustment) => adjustment.keys);
+    const args = batch.flatMap((adjustment) => adjustment.args);
     send(
       () => this.redis.limitsAdjust(keys.length, ...keys, ...args),
       () => batch.forEach((adjustment) => adjustment.resolve()),
