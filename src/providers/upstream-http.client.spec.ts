@@ -15,7 +15,7 @@ interface Seen {
   body: string;
 }
 
-describe('UpstreamHttpClient.post', () => {
+describe.each(['post', 'postJson'] as const)('UpstreamHttpClient.%s', (method) => {
   let server: Server;
   let origin: string;
   let host: string;
@@ -56,21 +56,22 @@ describe('UpstreamHttpClient.post', () => {
   });
 
   const send = async (url: string, body = '{"n":1}') => {
-    const response = await client.post({
+    const request = {
       url,
       headers: { authorization: 'Bearer sk-spec', 'content-type': 'application/json' },
       body,
       timeoutMs: 5_000,
       signal: new AbortController().signal,
       deployment,
-    });
-    return client.readJson(response, new AbortController().signal);
+    };
+    if (method === 'postJson') return client.postJson(request);
+    return (await client.post(request)).body.json();
   };
 
   it('sends the path under a base path, the query string and the body, without the fragment', async () => {
     await send(`${origin}/openai/v1/chat/completions`);
     await send(`${origin}/v1beta/models/gemini-x:streamGenerateContent?alt=sse&key=k`, '{"n":2}');
-    await send(`${origin}/v1/messages#ignored`);
+    expect(await send(`${origin}/v1/messages#ignored`)).toEqual({ ok: true });
     expect(seen).toEqual([
       {
         method: 'POST',

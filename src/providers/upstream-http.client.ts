@@ -5,6 +5,7 @@ import type { DeploymentConfig } from '../config/gateway-config.types';
 import { ConcurrencyGate, ReleaseSlot } from './concurrency-gate';
 import { UpstreamError, upstreamErrorFromStatus } from '../common/errors/upstream.error';
 import type { UpstreamAbortSignal } from '../common/async/upstream-abort-signal';
+import { JsonAnswerHandler } from './upstream-json.handler';
 
 export interface UpstreamHttpRequest {
   url: string;
@@ -18,6 +19,8 @@ export interface UpstreamHttpRequest {
   /** The provider's reading of a non-2xx answer (its error body); by default by HTTP status. */
   errorFromResponse?: (status: number, body: string, retryAfterHeader?: string) => UpstreamError;
 }
+
+const NO_SLOT: ReleaseSlot = () => undefined;
 
 export const DEFAULT_UPSTREAM_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
@@ -50,7 +53,7 @@ export class UpstreamHttpClient implements OnModuleDestroy {
   });
   private readonly gates = new Map<string, ConcurrencyGate>();
   private readonly targets = new Map<string, Target>();
-  /** Largest JSON answer `readJson` accepts. */
+  /** Largest JSON answer `postJson` accepts, and largest stream event. */
   readonly maxBodyBytes: number;
 
   constructor(config: ConfigService) {
@@ -64,14 +67,7 @@ export class UpstreamHttpClient implements OnModuleDestroy {
    */
   async post(input: UpstreamHttpRequest): Promise<Dispatcher.ResponseData> {
     const gate = this.gateFor(input.deployment);
-    let release: ReleaseSlot = () => undefined;
-    if (gate) {
-      try {
-        release = await gate.acquire(input.signal);
-      } catch (error) {
-        throw toUpstreamError(error, input.signal);
-      }
-    }
+    const release = gate ? await acquireSlot(gate, input.signal) : NO_SLOT;
     let response: Dispatcher.ResponseData;
     try {
       // The agent's own request(), with the URL parsed once: undici's top-level request() parses
@@ -107,39 +103,46 @@ export class UpstreamHttpClient implements OnModuleDestroy {
   }
 
   /**
-   * Reads a JSON answer with a running byte count: one larger than UPSTREAM_MAX_BODY_BYTES is cut
-   * off (the body destroyed, which closes the upstream connection) instead of filling memory.
+   * Sends a POST and resolves with its 2xx answer parsed as JSON; any failure becomes an
+   * UpstreamError, as with `post()` and a non-2xx answer. The answer is collected by a dispatch
+   * handler, not read from a `request()` body stream (JsonAnswerHandler, docs/performance.md),
+   * and counted against UPSTREAM_MAX_BODY_BYTES as it arrives: a larger one is cut off, which
+   * closes the upstream connection. The deployment's concurrency slot is held until the
+   * exchange is over.
    */
-  async readJson(response: Dispatcher.ResponseData, signal: UpstreamAbortSignal): Promise<unknown> {
-    const { body } = response;
-    const limit = this.maxBodyBytes;
-    const tooLarge = () =>
-      new UpstreamError(
-        'invalid_response',
-        `answer larger than UPSTREAM_MAX_BODY_BYTES (${limit} bytes)`,
-      );
-    const declared = Number(response.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      body.destroy();
-      throw tooLarge();
-    }
-    let text: string;
-    try {
-      // With a declared length within the limit, undici's own reader collects the body (no async
-      // iterator and promise per chunk, docs/performance.md); the HTTP parser holds the body to
-      // that length. Without one (chunked), every chunk is counted against the limit.
-      text = Number.isFinite(declared)
-        ? await body.text()
-        : await readCounted(body, limit, tooLarge);
-    } catch (error) {
-      body.destroy();
-      throw toUpstreamError(error, signal);
-    }
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw new UpstreamError('invalid_response', 'completion is not JSON');
-    }
+  postJson(input: UpstreamHttpRequest): Promise<unknown> {
+    const gate = this.gateFor(input.deployment);
+    if (!gate) return this.dispatchJson(input, NO_SLOT);
+    return acquireSlot(gate, input.signal).then((release) => this.dispatchJson(input, release));
+  }
+
+  // Not async: the handler's promise is returned as it is, without another one around it.
+  private dispatchJson(input: UpstreamHttpRequest, release: ReleaseSlot): Promise<unknown> {
+    const { signal } = input;
+    const handler = new JsonAnswerHandler(
+      {
+        signal,
+        maxBodyBytes: this.maxBodyBytes,
+        maxErrorBytes: ERROR_BODY_LIMIT,
+        classify: input.errorFromResponse ?? upstreamErrorFromStatus,
+        transportError: (error) => toUpstreamError(error, signal),
+      },
+      release,
+    );
+    const { origin, path } = this.targetOf(input.url);
+    this.agent.dispatch(
+      {
+        origin,
+        path,
+        method: 'POST',
+        headers: input.headers,
+        body: input.body,
+        headersTimeout: input.timeoutMs,
+        bodyTimeout: input.timeoutMs,
+      },
+      handler,
+    );
+    return handler.answer;
   }
 
   private targetOf(url: string): Target {
@@ -173,20 +176,16 @@ export class UpstreamHttpClient implements OnModuleDestroy {
   }
 }
 
-/** A body of unknown length, read with a running count: `tooLarge()` once it passes `limit`. */
-async function readCounted(
-  body: Dispatcher.ResponseData['body'],
-  limit: number,
-  tooLarge: () => Error,
-): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw tooLarge();
-    chunks.push(chunk as Buffer);
+/** Waits for a deployment's concurrency slot; resolves with its release. */
+async function acquireSlot(
+  gate: ConcurrencyGate,
+  signal: UpstreamAbortSignal,
+): Promise<ReleaseSlot> {
+  try {
+    return await gate.acquire(signal);
+  } catch (error) {
+    throw toUpstreamError(error, signal);
   }
-  return Buffer.concat(chunks, size).toString('utf8');
 }
 
 /** An error body is only logged (2,000 characters of it); a provider's huge page is not read. */

@@ -7,7 +7,7 @@ import type {
   UpstreamStreamBatch,
   UpstreamStreamPart,
 } from '../provider-adapter.interface';
-import { UpstreamHttpClient } from '../upstream-http.client';
+import { UpstreamHttpClient, type UpstreamHttpRequest } from '../upstream-http.client';
 import { readUpstreamSse, SseEventMapper } from '../upstream-sse.reader';
 import { UpstreamError } from '../../common/errors/upstream.error';
 import type { DeploymentConfig } from '../../config/gateway-config.types';
@@ -29,13 +29,12 @@ export class AnthropicAdapter implements ProviderAdapter {
 
   async complete(request: UpstreamChatRequest): Promise<UpstreamChatResult> {
     refuseUnsupported(request.parameters, this.provider);
-    const response = await this.send(request, false);
-    return mapAnthropicResponse(await this.http.readJson(response, request.signal));
+    return mapAnthropicResponse(await this.http.postJson(this.requestOf(request, false)));
   }
 
   async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamBatch>> {
     refuseUnsupported(request.parameters, this.provider);
-    const response = await this.send(request, true);
+    const response = await this.http.post(this.requestOf(request, true));
     return readUpstreamSse(
       response.body,
       request.signal,
@@ -49,9 +48,9 @@ export class AnthropicAdapter implements ProviderAdapter {
     return deployment.defaultMaxTokens;
   }
 
-  private send(request: UpstreamChatRequest, stream: boolean) {
+  private requestOf(request: UpstreamChatRequest, stream: boolean): UpstreamHttpRequest {
     const { deployment } = request;
-    return this.http.post({
+    return {
       url: anthropicUrl(deployment),
       headers: anthropicHeaders(deployment, request.requestId),
       body: JSON.stringify(
@@ -64,7 +63,7 @@ export class AnthropicAdapter implements ProviderAdapter {
       signal: request.signal,
       deployment,
       errorFromResponse: anthropicErrorFromResponse,
-    });
+    };
   }
 }
 

@@ -7,7 +7,7 @@ import type {
   UpstreamStreamBatch,
   UpstreamStreamPart,
 } from '../provider-adapter.interface';
-import { UpstreamHttpClient } from '../upstream-http.client';
+import { UpstreamHttpClient, type UpstreamHttpRequest } from '../upstream-http.client';
 import { readUpstreamSse, SseEventMapper } from '../upstream-sse.reader';
 import { UpstreamError } from '../../common/errors/upstream.error';
 import {
@@ -28,13 +28,12 @@ export class GeminiAdapter implements ProviderAdapter {
 
   async complete(request: UpstreamChatRequest): Promise<UpstreamChatResult> {
     refuseUnsupported(request.parameters, this.provider);
-    const response = await this.send(request, false);
-    return mapGeminiResponse(await this.http.readJson(response, request.signal));
+    return mapGeminiResponse(await this.http.postJson(this.requestOf(request, false)));
   }
 
   async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamBatch>> {
     refuseUnsupported(request.parameters, this.provider);
-    const response = await this.send(request, true);
+    const response = await this.http.post(this.requestOf(request, true));
     return readUpstreamSse(
       response.body,
       request.signal,
@@ -43,9 +42,9 @@ export class GeminiAdapter implements ProviderAdapter {
     );
   }
 
-  private send(request: UpstreamChatRequest, stream: boolean) {
+  private requestOf(request: UpstreamChatRequest, stream: boolean): UpstreamHttpRequest {
     const { deployment } = request;
-    return this.http.post({
+    return {
       url: geminiUrl(deployment, stream),
       headers: geminiHeaders(deployment, request.requestId),
       body: JSON.stringify(buildGeminiRequest(request)),
@@ -53,7 +52,7 @@ export class GeminiAdapter implements ProviderAdapter {
       signal: request.signal,
       deployment,
       errorFromResponse: geminiErrorFromResponse,
-    });
+    };
   }
 }
 

@@ -6,7 +6,7 @@ import type {
   UpstreamStreamBatch,
   UpstreamStreamPart,
 } from '../provider-adapter.interface';
-import { UpstreamHttpClient } from '../upstream-http.client';
+import { UpstreamHttpClient, type UpstreamHttpRequest } from '../upstream-http.client';
 import { readUpstreamSse, SseEventMapper, UpstreamSseEvent } from '../upstream-sse.reader';
 import { UpstreamError } from '../../common/errors/upstream.error';
 import { buildHeaders, buildRequestBody, mapCompletion, mapStreamEvent } from './openai.mapping';
@@ -19,12 +19,11 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
   constructor(private readonly http: UpstreamHttpClient) {}
 
   async complete(request: UpstreamChatRequest): Promise<UpstreamChatResult> {
-    const response = await this.send(request, false);
-    return mapCompletion(await this.http.readJson(response, request.signal), request);
+    return mapCompletion(await this.http.postJson(this.requestOf(request, false)), request);
   }
 
   async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamBatch>> {
-    const response = await this.send(request, true);
+    const response = await this.http.post(this.requestOf(request, true));
     return readUpstreamSse(
       response.body,
       request.signal,
@@ -33,16 +32,16 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     );
   }
 
-  private send(request: UpstreamChatRequest, stream: boolean) {
+  private requestOf(request: UpstreamChatRequest, stream: boolean): UpstreamHttpRequest {
     const { deployment } = request;
-    return this.http.post({
+    return {
       url: `${deployment.baseUrl}/chat/completions`,
       headers: buildHeaders(deployment, request.requestId),
       body: JSON.stringify(buildRequestBody(request, stream)),
       timeoutMs: deployment.timeoutMs,
       signal: request.signal,
       deployment,
-    });
+    };
   }
 }
 

@@ -1,0 +1,160 @@
+import type { Dispatcher } from 'undici';
+import { UpstreamError } from '../common/errors/upstream.error';
+import type { UpstreamAbortSignal } from '../common/async/upstream-abort-signal';
+
+/** Response headers as undici's handler interface hands them over (names in lower case). */
+type ResponseHeaders = Record<string, string | string[] | undefined>;
+
+/** What a JSON exchange needs besides the request: its bounds and how to read a refusal. */
+export interface JsonAnswerOptions {
+  signal: UpstreamAbortSignal;
+  /** Largest 2xx answer read; a larger one is cut off (the connection closed) as `invalid_response`. */
+  maxBodyBytes: number;
+  /** How much of a non-2xx body is read before it is classified; the rest is not waited for. */
+  maxErrorBytes: number;
+  /** Turns a non-2xx answer into the provider's error. */
+  classify: (status: number, body: string, retryAfterHeader?: string) => UpstreamError;
+  /** Turns a transport failure (timeout, reset, abort) into what the caller throws. */
+  transportError: (error: unknown) => unknown;
+}
+
+/**
+ * Collects one JSON answer through undici's dispatch handler interface
+ * (node_modules/undici/docs/docs/api/Dispatcher.md, `DispatchHandler`): the body's chunks go
+ * straight into a list, where `request()` would wrap them in a `BodyReadable` stream and
+ * `text()` would read that stream back through its own queue, a handful of `nextTick`s and
+ * promises per answer (docs/performance.md, "Fifteenth pass").
+ *
+ * It settles once, with the parsed JSON of a 2xx answer or with an error: the provider's own
+ * for a non-2xx answer (read up to `maxErrorBytes`), `invalid_response` for an answer over
+ * `maxBodyBytes` or not JSON, the signal's reason once it is aborted, the transport's error
+ * otherwise. Whenever it settles before the answer's end it aborts the request, which closes
+ * the upstream connection instead of leaving it to send what nobody reads.
+ */
+export class JsonAnswerHandler implements Dispatcher.DispatchHandler {
+  readonly answer: Promise<unknown>;
+  private resolve!: (json: unknown) => void;
+  private reject!: (error: unknown) => void;
+  private controller: Dispatcher.DispatchController | undefined;
+  private settled = false;
+  private status = 0;
+  private retryAfter: string | undefined;
+  private limit = 0;
+  private size = 0;
+  private chunks: Buffer[] = [];
+  private readonly onAbort = () => this.fail(this.options.signal.reason);
+
+  constructor(
+    private readonly options: JsonAnswerOptions,
+    /** Called once, when the exchange is over for the caller (the concurrency slot's release). */
+    private readonly onSettled: () => void,
+  ) {
+    this.answer = new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    if (options.signal.aborted) this.fail(options.signal.reason);
+    else options.signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // Aborted before a connection was free: nothing is sent.
+    if (this.settled) controller.abort(abortReason(this.options.signal));
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: ResponseHeaders,
+  ): void {
+    if (statusCode < 200 || this.settled) return; // 1xx: the real answer follows.
+    this.status = statusCode;
+    if (statusCode >= 300) {
+      const retryAfter = headers['retry-after'];
+      this.retryAfter = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
+      this.limit = this.options.maxErrorBytes;
+      return;
+    }
+    this.limit = this.options.maxBodyBytes;
+    const declared = Number(headers['content-length']);
+    if (declared > this.limit) this.cutOff(controller, this.tooLarge());
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    this.size += chunk.length;
+    if (this.status < 300) {
+      if (this.size > this.limit) return this.cutOff(controller, this.tooLarge());
+      this.chunks.push(chunk);
+      return;
+    }
+    this.chunks.push(chunk);
+    if (this.size >= this.limit) this.cutOff(controller, this.refusal());
+  }
+
+  onResponseEnd(): void {
+    if (this.settled) return;
+    if (this.status >= 300) return this.fail(this.refusal());
+    const text = this.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return this.fail(new UpstreamError('invalid_response', 'completion is not JSON'));
+    }
+    this.settle();
+    this.resolve(json);
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    if (!this.settled) this.fail(this.options.transportError(error));
+  }
+
+  private refusal(): UpstreamError {
+    const body = this.text().slice(0, this.options.maxErrorBytes);
+    return this.options.classify(this.status, body, this.retryAfter);
+  }
+
+  private tooLarge(): UpstreamError {
+    return new UpstreamError(
+      'invalid_response',
+      `answer larger than UPSTREAM_MAX_BODY_BYTES (${this.options.maxBodyBytes} bytes)`,
+    );
+  }
+
+  private text(): string {
+    const { chunks } = this;
+    this.chunks = [];
+    return chunks.length === 1
+      ? chunks[0].toString('utf8')
+      : Buffer.concat(chunks, this.size).toString('utf8');
+  }
+
+  /** Settles with `error` and stops the transfer: undici then closes the connection. */
+  private cutOff(controller: Dispatcher.DispatchController, error: unknown): void {
+    this.fail(error);
+    controller.abort(error instanceof Error ? error : new Error(String(error)));
+  }
+
+  private fail(error: unknown): void {
+    if (this.settled) return;
+    const aborted = this.options.signal.aborted;
+    this.settle();
+    // An abort while the request is on the wire stops it; undici's onResponseError that follows
+    // is ignored, the caller already has the signal's reason.
+    if (aborted) this.controller?.abort(abortReason(this.options.signal));
+    this.reject(aborted ? this.options.signal.reason : error);
+  }
+
+  private settle(): void {
+    this.settled = true;
+    this.chunks = [];
+    this.options.signal.removeEventListener('abort', this.onAbort);
+    this.onSettled();
+  }
+}
+
+function abortReason(signal: UpstreamAbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('request aborted');
+}
