@@ -119,6 +119,13 @@ export class UpstreamHttpClient implements OnModuleDestroy {
   // Not async: the handler's promise is returned as it is, without another one around it.
   private dispatchJson(input: UpstreamHttpRequest, release: ReleaseSlot): Promise<unknown> {
     const { signal } = input;
+    let target: Target;
+    try {
+      target = this.targetOf(input.url);
+    } catch (error) {
+      release();
+      return Promise.reject(toUpstreamError(error, signal));
+    }
     const handler = new JsonAnswerHandler(
       {
         signal,
@@ -129,11 +136,12 @@ export class UpstreamHttpClient implements OnModuleDestroy {
       },
       release,
     );
-    const { origin, path } = this.targetOf(input.url);
+    // A signal aborted before the call has settled the handler already: no connection is taken.
+    if (handler.done) return handler.answer;
     this.agent.dispatch(
       {
-        origin,
-        path,
+        origin: target.origin,
+        path: target.path,
         method: 'POST',
         headers: input.headers,
         body: input.body,

@@ -21,12 +21,15 @@ describe('UpstreamHttpClient.postJson', () => {
   const sockets = new Set<Socket>();
   const routes: Record<string, Route> = {};
 
+  let connections = 0;
+
   beforeAll(async () => {
     server = createServer((request, response) => {
       request.resume();
       request.on('end', () => routes[request.url ?? '']?.(request, response));
     });
     server.on('connection', (socket: Socket) => {
+      connections++;
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));
     });
@@ -176,9 +179,45 @@ describe('UpstreamHttpClient.postJson', () => {
     const signal = new AttemptAbortSignal();
     const reason = new Error('gone already');
     signal.abort(reason);
+    const before = connections;
     expect(await failure(client.postJson(request('/never', { signal })))).toBe(reason);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(reached).toBe(false);
+    // Not even a connection is taken (and closed again) for it.
+    expect(connections).toBe(before);
+  });
+
+  it('classifies an error answer whose body breaks off by its status and Retry-After', async () => {
+    routes['/refused-then-reset'] = (_request, response) => {
+      response.writeHead(429, { 'retry-after': '7', 'content-length': '1000' });
+      response.write('{"error":{"message":"slow', () =>
+        setTimeout(() => response.socket?.destroy(), 20),
+      );
+    };
+    const seen: Array<[number, string, string | undefined]> = [];
+    const error = (await failure(
+      client.postJson(
+        request('/refused-then-reset', {
+          errorFromResponse: (status, body, retryAfter) => {
+            seen.push([status, body, retryAfter]);
+            return new UpstreamError('rate_limited', 'spec', { retryAfterSeconds: 7 });
+          },
+        }),
+      ),
+    )) as UpstreamError;
+    expect(error.kind).toBe('rate_limited');
+    expect(seen).toEqual([[429, '{"error":{"message":"slow', '7']]);
+  });
+
+  it('refuses a URL it cannot parse as an UpstreamError, and gives the slot back', async () => {
+    routes['/ok'] = (_request, response) => response.end('{"ok":true}');
+    const oneSlot = deployment(1);
+    const error = (await failure(
+      client.postJson(request('', { url: 'not a url', deployment: oneSlot })),
+    )) as UpstreamError;
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error.kind).toBe('unavailable');
+    expect(await client.postJson(request('/ok', { deployment: oneSlot }))).toEqual({ ok: true });
   });
 
   it('times out waiting for headers as an UpstreamError timeout', async () => {

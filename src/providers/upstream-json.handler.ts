@@ -108,12 +108,20 @@ export class JsonAnswerHandler implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    if (!this.settled) this.fail(this.options.transportError(error));
+    if (this.settled) return;
+    // An error answer whose body breaks off is still classified by its status (and Retry-After)
+    // with what arrived of it: a 429 stays a 429, a 400 is not retried as a transport failure.
+    if (this.status >= 300 && !this.options.signal.aborted) return this.fail(this.refusal());
+    this.fail(this.options.transportError(error));
+  }
+
+  /** True once the caller has its answer or its error; nothing more is read or sent. */
+  get done(): boolean {
+    return this.settled;
   }
 
   private refusal(): UpstreamError {
-    const body = this.text().slice(0, this.options.maxErrorBytes);
-    return this.options.classify(this.status, body, this.retryAfter);
+    return this.options.classify(this.status, this.text(this.limit), this.retryAfter);
   }
 
   private tooLarge(): UpstreamError {
@@ -123,12 +131,12 @@ export class JsonAnswerHandler implements Dispatcher.DispatchHandler {
     );
   }
 
-  private text(): string {
+  /** The bytes received, at most `maxBytes` of them, as UTF-8 text. */
+  private text(maxBytes = Infinity): string {
     const { chunks } = this;
     this.chunks = [];
-    return chunks.length === 1
-      ? chunks[0].toString('utf8')
-      : Buffer.concat(chunks, this.size).toString('utf8');
+    const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+    return (bytes.length > maxBytes ? bytes.subarray(0, maxBytes) : bytes).toString('utf8');
   }
 
   /** Settles with `error` and stops the transfer: undici then closes the connection. */
