@@ -6,7 +6,7 @@
 // the design's floor, function by function.
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
-const { functionKey } = require('./profile-frames');
+const { functionKey, measuredSamples } = require('./profile-frames');
 
 const dir = process.argv[2];
 const top = Number(process.argv[3] ?? 40);
@@ -16,24 +16,15 @@ if (!dir) {
 }
 const index = JSON.parse(readFileSync(join(dir, 'profiles.json'), 'utf8'));
 
-/** Microseconds of self time per request by function, over the last `measuredS` seconds. */
+/** Microseconds of self time per request by function, over the measured run. */
 function selfPerRequest({ file, requests, measuredS }) {
   const profile = JSON.parse(readFileSync(join(dir, file), 'utf8'));
-  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
-  // The saturation run ends just before the process is told to exit: the window before the end.
-  const from = profile.endTime - (measuredS + 0.2) * 1e6;
+  const { nodes, samples } = measuredSamples(profile, measuredS);
   const self = new Map();
-  let time = profile.startTime;
-  for (let i = 0; i < profile.samples.length; i++) {
-    const delta = profile.timeDeltas[i];
-    time += delta;
-    if (time < from) continue;
-    const { callFrame } = nodes.get(profile.samples[i]);
-    if (callFrame.functionName === '(idle)') continue;
-    const key = functionKey(callFrame);
-    self.set(key, (self.get(key) ?? 0) + delta);
+  for (const [id, us] of samples) {
+    const key = functionKey(nodes.get(id).callFrame);
+    self.set(key, (self.get(key) ?? 0) + us / requests);
   }
-  for (const [key, us] of self) self.set(key, us / requests);
   return self;
 }
 
