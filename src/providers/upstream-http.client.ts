@@ -3,8 +3,13 @@ import { ConfigService } from '@nestjs/config';
 import { Agent, Dispatcher } from 'undici';
 import type { DeploymentConfig } from '../config/gateway-config.types';
 import { ConcurrencyGate, ReleaseSlot } from './concurrency-gate';
-import { UpstreamError, upstreamErrorFromStatus } from '../common/errors/upstream.error';
 import type { UpstreamAbortSignal } from '../common/async/upstream-abort-signal';
+import {
+  ERROR_BODY_LIMIT,
+  refusalOf,
+  toUpstreamError,
+  type ClassifyRefusal,
+} from './upstream-failure';
 import { JsonAnswerHandler } from './upstream-json.handler';
 
 export interface UpstreamHttpRequest {
@@ -17,7 +22,7 @@ export interface UpstreamHttpRequest {
   /** Whose `max_concurrency` applies. */
   deployment: DeploymentConfig;
   /** The provider's reading of a non-2xx answer (its error body); by default by HTTP status. */
-  errorFromResponse?: (status: number, body: string, retryAfterHeader?: string) => UpstreamError;
+  errorFromResponse?: ClassifyRefusal;
 }
 
 const NO_SLOT: ReleaseSlot = () => undefined;
@@ -93,13 +98,7 @@ export class UpstreamHttpClient implements OnModuleDestroy {
     else response.body.once('close', release);
     if (response.statusCode >= 200 && response.statusCode < 300) return response;
     const text = await readAtMost(response.body, ERROR_BODY_LIMIT);
-    const retryAfter = response.headers['retry-after'];
-    const classify = input.errorFromResponse ?? upstreamErrorFromStatus;
-    throw classify(
-      response.statusCode,
-      text,
-      Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-    );
+    throw refusalOf(input.errorFromResponse, response.statusCode, text, response.headers);
   }
 
   /**
@@ -127,13 +126,9 @@ export class UpstreamHttpClient implements OnModuleDestroy {
       return Promise.reject(toUpstreamError(error, signal));
     }
     const handler = new JsonAnswerHandler(
-      {
-        signal,
-        maxBodyBytes: this.maxBodyBytes,
-        maxErrorBytes: ERROR_BODY_LIMIT,
-        classify: input.errorFromResponse ?? upstreamErrorFromStatus,
-        transportError: (error) => toUpstreamError(error, signal),
-      },
+      signal,
+      input.errorFromResponse,
+      this.maxBodyBytes,
       release,
     );
     // A signal aborted before the call has settled the handler already: no connection is taken.
@@ -196,9 +191,6 @@ async function acquireSlot(
   }
 }
 
-/** An error body is only logged (2,000 characters of it); a provider's huge page is not read. */
-const ERROR_BODY_LIMIT = 64 * 1024;
-
 async function readAtMost(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -214,22 +206,4 @@ async function readAtMost(body: Dispatcher.ResponseData['body'], limit: number):
     body.destroy();
   }
   return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
-}
-
-/** Classifies a transport failure; a client abort is passed through untouched. */
-export function toUpstreamError(error: unknown, signal: UpstreamAbortSignal): unknown {
-  if (signal.aborted) return signal.reason ?? error;
-  if (error instanceof UpstreamError) return error;
-  const code = (error as { code?: string })?.code ?? '';
-  const message = (error as Error)?.message ?? String(error);
-  if (
-    code === 'UND_ERR_HEADERS_TIMEOUT' ||
-    code === 'UND_ERR_BODY_TIMEOUT' ||
-    code === 'UND_ERR_CONNECT_TIMEOUT'
-  ) {
-    return new UpstreamError('timeout', `${code}: ${message}`, { cause: error });
-  }
-  return new UpstreamError('unavailable', `${code || 'transport error'}: ${message}`, {
-    cause: error,
-  });
 }

@@ -1,22 +1,17 @@
 import type { Dispatcher } from 'undici';
 import { UpstreamError } from '../common/errors/upstream.error';
 import type { UpstreamAbortSignal } from '../common/async/upstream-abort-signal';
+import {
+  ERROR_BODY_LIMIT,
+  refusalOf,
+  toUpstreamError,
+  type ClassifyRefusal,
+} from './upstream-failure';
 
 /** Response headers as undici's handler interface hands them over (names in lower case). */
 type ResponseHeaders = Record<string, string | string[] | undefined>;
 
-/** What a JSON exchange needs besides the request: its bounds and how to read a refusal. */
-export interface JsonAnswerOptions {
-  signal: UpstreamAbortSignal;
-  /** Largest 2xx answer read; a larger one is cut off (the connection closed) as `invalid_response`. */
-  maxBodyBytes: number;
-  /** How much of a non-2xx body is read before it is classified; the rest is not waited for. */
-  maxErrorBytes: number;
-  /** Turns a non-2xx answer into the provider's error. */
-  classify: (status: number, body: string, retryAfterHeader?: string) => UpstreamError;
-  /** Turns a transport failure (timeout, reset, abort) into what the caller throws. */
-  transportError: (error: unknown) => unknown;
-}
+const NO_HEADERS: ResponseHeaders = Object.freeze({});
 
 /**
  * Collects one JSON answer through undici's dispatch handler interface
@@ -26,7 +21,7 @@ export interface JsonAnswerOptions {
  * promises per answer (docs/performance.md, "Fifteenth pass").
  *
  * It settles once, with the parsed JSON of a 2xx answer or with an error: the provider's own
- * for a non-2xx answer (read up to `maxErrorBytes`), `invalid_response` for an answer over
+ * for a non-2xx answer (read up to ERROR_BODY_LIMIT), `invalid_response` for an answer over
  * `maxBodyBytes` or not JSON, the signal's reason once it is aborted, the transport's error
  * otherwise. Whenever it settles before the answer's end it aborts the request, which closes
  * the upstream connection instead of leaving it to send what nobody reads.
@@ -38,14 +33,17 @@ export class JsonAnswerHandler implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined;
   private settled = false;
   private status = 0;
-  private retryAfter: string | undefined;
-  private limit = 0;
+  private headers: ResponseHeaders = NO_HEADERS;
   private size = 0;
   private chunks: Buffer[] = [];
-  private readonly onAbort = () => this.fail(this.options.signal.reason);
+  private readonly onAbort = () => this.fail(this.signal.reason);
 
   constructor(
-    private readonly options: JsonAnswerOptions,
+    private readonly signal: UpstreamAbortSignal,
+    /** The provider's reading of a non-2xx answer; by HTTP status when undefined. */
+    private readonly classify: ClassifyRefusal | undefined,
+    /** Largest 2xx answer read; a larger one is cut off as `invalid_response`. */
+    private readonly maxBodyBytes: number,
     /** Called once, when the exchange is over for the caller (the concurrency slot's release). */
     private readonly onSettled: () => void,
   ) {
@@ -53,14 +51,14 @@ export class JsonAnswerHandler implements Dispatcher.DispatchHandler {
       this.resolve = resolve;
       this.reject = reject;
     });
-    if (options.signal.aborted) this.fail(options.signal.reason);
-    else options.signal.addEventListener('abort', this.onAbort, { once: true });
+    if (signal.aborted) this.fail(signal.reason);
+    else signal.addEventListener('abort', this.onAbort, { once: true });
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
     // Aborted before a connection was free: nothing is sent.
-    if (this.settled) controller.abort(abortReason(this.options.signal));
+    if (this.settled) controller.abort(abortReason(this.signal));
   }
 
   onResponseStart(
@@ -70,27 +68,21 @@ export class JsonAnswerHandler implements Dispatcher.DispatchHandler {
   ): void {
     if (statusCode < 200 || this.settled) return; // 1xx: the real answer follows.
     this.status = statusCode;
-    if (statusCode >= 300) {
-      const retryAfter = headers['retry-after'];
-      this.retryAfter = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
-      this.limit = this.options.maxErrorBytes;
-      return;
-    }
-    this.limit = this.options.maxBodyBytes;
-    const declared = Number(headers['content-length']);
-    if (declared > this.limit) this.cutOff(controller, this.tooLarge());
+    this.headers = headers;
+    if (statusCode < 300 && Number(headers['content-length']) > this.maxBodyBytes)
+      this.cutOff(controller, this.tooLarge());
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.settled) return;
     this.size += chunk.length;
     if (this.status < 300) {
-      if (this.size > this.limit) return this.cutOff(controller, this.tooLarge());
+      if (this.size > this.maxBodyBytes) return this.cutOff(controller, this.tooLarge());
       this.chunks.push(chunk);
       return;
     }
     this.chunks.push(chunk);
-    if (this.size >= this.limit) this.cutOff(controller, this.refusal());
+    if (this.size >= ERROR_BODY_LIMIT) this.cutOff(controller, this.refusal());
   }
 
   onResponseEnd(): void {
@@ -111,8 +103,8 @@ export class JsonAnswerHandler implements Dispatcher.DispatchHandler {
     if (this.settled) return;
     // An error answer whose body breaks off is still classified by its status (and Retry-After)
     // with what arrived of it: a 429 stays a 429, a 400 is not retried as a transport failure.
-    if (this.status >= 300 && !this.options.signal.aborted) return this.fail(this.refusal());
-    this.fail(this.options.transportError(error));
+    if (this.status >= 300 && !this.signal.aborted) return this.fail(this.refusal());
+    this.fail(toUpstreamError(error, this.signal));
   }
 
   /** True once the caller has its answer or its error; nothing more is read or sent. */
@@ -121,13 +113,13 @@ export class JsonAnswerHandler implements Dispatcher.DispatchHandler {
   }
 
   private refusal(): UpstreamError {
-    return this.options.classify(this.status, this.text(this.limit), this.retryAfter);
+    return refusalOf(this.classify, this.status, this.text(ERROR_BODY_LIMIT), this.headers);
   }
 
   private tooLarge(): UpstreamError {
     return new UpstreamError(
       'invalid_response',
-      `answer larger than UPSTREAM_MAX_BODY_BYTES (${this.options.maxBodyBytes} bytes)`,
+      `answer larger than UPSTREAM_MAX_BODY_BYTES (${this.maxBodyBytes} bytes)`,
     );
   }
 
@@ -140,25 +132,25 @@ export class JsonAnswerHandler implements Dispatcher.DispatchHandler {
   }
 
   /** Settles with `error` and stops the transfer: undici then closes the connection. */
-  private cutOff(controller: Dispatcher.DispatchController, error: unknown): void {
+  private cutOff(controller: Dispatcher.DispatchController, error: UpstreamError): void {
     this.fail(error);
-    controller.abort(error instanceof Error ? error : new Error(String(error)));
+    controller.abort(error);
   }
 
   private fail(error: unknown): void {
     if (this.settled) return;
-    const aborted = this.options.signal.aborted;
+    const aborted = this.signal.aborted;
     this.settle();
     // An abort while the request is on the wire stops it; undici's onResponseError that follows
     // is ignored, the caller already has the signal's reason.
-    if (aborted) this.controller?.abort(abortReason(this.options.signal));
-    this.reject(aborted ? this.options.signal.reason : error);
+    if (aborted) this.controller?.abort(abortReason(this.signal));
+    this.reject(aborted ? this.signal.reason : error);
   }
 
   private settle(): void {
     this.settled = true;
     this.chunks = [];
-    this.options.signal.removeEventListener('abort', this.onAbort);
+    this.signal.removeEventListener('abort', this.onAbort);
     this.onSettled();
   }
 }

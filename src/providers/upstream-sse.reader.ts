@@ -1,7 +1,7 @@
 import { createParser } from 'eventsource-parser';
 import { finished } from 'node:stream';
 import type { Readable } from 'node:stream';
-import { toUpstreamError } from './upstream-http.client';
+import { toUpstreamError } from './upstream-failure';
 import { UpstreamError } from '../common/errors/upstream.error';
 import type { UpstreamAbortSignal } from '../common/async/upstream-abort-signal';
 

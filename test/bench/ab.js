@@ -24,7 +24,7 @@ const autocannon = require('autocannon');
 const stats = require('./process-stats');
 const { startRuntime } = require('./start-runtime');
 const { benchGatewayEnv, createBenchKey } = require('./bench-gateway');
-const { chatBody, sequential } = require('./requests');
+const { chatBody, chatHeaders, sequential } = require('./requests');
 
 const env = process.env;
 const TARGET_CPU = env.BENCH_TARGET_CPU ?? '1';
@@ -94,7 +94,6 @@ async function startBuild(root, index, upstreamUrl) {
         name: `${String.fromCharCode(65 + index)} ${root}`,
         root,
         child,
-        port,
         key,
         base: `http://127.0.0.1:${port}/v1`,
       };
@@ -108,9 +107,9 @@ function load(build, seconds) {
   return new Promise((resolveRun, reject) =>
     autocannon(
       {
-        url: `http://127.0.0.1:${build.port}/v1/chat/completions`,
+        url: `${build.base}/chat/completions`,
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${build.key}` },
+        headers: chatHeaders(build.key),
         body: chatBody('bench-model', settings.stream),
         connections: settings.concurrency,
         duration: seconds,

@@ -54,7 +54,7 @@ const {
 } = require('./process-stats');
 const { PLAIN_RUNTIME, runtimeFor } = require('./start-runtime');
 const { benchGatewayEnv, createBenchKey } = require('./bench-gateway');
-const { chatBody, sequential } = require('./requests');
+const { chatBody, chatHeaders, sequential } = require('./requests');
 
 const ROOT = join(__dirname, '..', '..');
 const env = process.env;
@@ -195,7 +195,7 @@ function saturate(target, stream, durationS = settings.durationS) {
       {
         url: `${target.base}/chat/completions`,
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${target.key}` },
+        headers: chatHeaders(target.key),
         body: chatBody('bench-model', stream),
         connections: settings.concurrency,
         duration: durationS,
@@ -225,7 +225,7 @@ async function hold(target, count) {
     bodyTimeout: 60_000,
   });
   const url = `${target.base}/chat/completions`;
-  const headers = { 'content-type': 'application/json', authorization: `Bearer ${target.key}` };
+  const headers = chatHeaders(target.key);
   const body = chatBody('bench-hold', true);
   let open = 0;
   let peakOpen = 0;

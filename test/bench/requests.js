@@ -11,6 +11,12 @@ const chatBody = (model, stream) =>
     stream,
   });
 
+/** The headers of a benchmark's chat completion with virtual key `key`. */
+const chatHeaders = (key) => ({
+  'content-type': 'application/json',
+  authorization: `Bearer ${key}`,
+});
+
 /**
  * `count` requests one at a time (after 20 not counted) with a plain undici client on one
  * connection: latency to the last byte (JSON) or time to the first content event (SSE), in ms,
@@ -20,7 +26,7 @@ const chatBody = (model, stream) =>
 async function sequential(target, stream, count) {
   const dispatcher = new Agent({ connections: 1 });
   const url = `${target.base}/chat/completions`;
-  const headers = { 'content-type': 'application/json', authorization: `Bearer ${target.key}` };
+  const headers = chatHeaders(target.key);
   const body = chatBody('bench-model', stream);
   const times = [];
   let errors = 0;
@@ -50,4 +56,4 @@ async function sequential(target, stream, count) {
   return { p50: median(times), p99: percentile(times, 0.99), errors };
 }
 
-module.exports = { chatBody, sequential };
+module.exports = { chatBody, chatHeaders, sequential };
