@@ -6,6 +6,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { AdminModule } from './admin/admin.module';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthModule } from './auth/auth.module';
+import { MetadataModule } from './common/metadata/metadata.module';
 import { OpenAiExceptionFilter } from './common/filters/openai-exception.filter';
 import { pinoParams } from './common/logging/pino-options';
 import { GatewayValidationPipe } from './common/validation/gateway-validation.pipe';
@@ -28,6 +29,7 @@ import { ThrottlingModule } from './throttling/throttling.module';
 @Module({
   imports: [
     AppConfigModule,
+    MetadataModule,
     LoggerModule.forRootAsync({
       inject: [ConfigService],
       useFactory: (config: ConfigService) =>

@@ -1,5 +1,4 @@
 import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import {
   ThrottlerGuard,
   ThrottlerLimitDetail,
@@ -7,6 +6,7 @@ import {
   type ThrottlerStorage,
 } from '@nestjs/throttler';
 import { GatewayException } from '../common/errors/gateway.exception';
+import { MemoizedReflector } from '../common/metadata/memoized-reflector';
 
 export const AdminThrottlerOptions = Symbol('AdminThrottlerOptions');
 export const AdminThrottlerStorage = Symbol('AdminThrottlerStorage');
@@ -24,7 +24,7 @@ export class AdminThrottlerGuard extends ThrottlerGuard {
   constructor(
     @Inject(AdminThrottlerOptions) options: ThrottlerModuleOptions,
     @Inject(AdminThrottlerStorage) storage: ThrottlerStorage,
-    @Inject(Reflector) reflector: Reflector,
+    @Inject(MemoizedReflector) reflector: MemoizedReflector,
   ) {
     super(options, storage, reflector);
   }

@@ -1,7 +1,15 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
-import { ThrottlerGuard, ThrottlerRequest } from '@nestjs/throttler';
+import {
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
+  ThrottlerGuard,
+  type ThrottlerModuleOptions,
+  ThrottlerRequest,
+  type ThrottlerStorage,
+} from '@nestjs/throttler';
 import type { Request } from 'express';
 import { GatewayException } from '../common/errors/gateway.exception';
+import { MemoizedReflector } from '../common/metadata/memoized-reflector';
 import { rateLimitHeaders } from '../limits/rate-limit-headers';
 import { KEY_REQUESTS_THROTTLER } from './throttler-names';
 
@@ -13,6 +21,15 @@ import { KEY_REQUESTS_THROTTLER } from './throttler-names';
  */
 @Injectable()
 export class KeyThrottlerGuard extends ThrottlerGuard {
+  // The parent's reads of its route metadata, six per request, answered from memory.
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    reflector: MemoizedReflector,
+  ) {
+    super(options, storage, reflector);
+  }
+
   override async onModuleInit(): Promise<void> {
     await super.onModuleInit();
     this.throttlers = this.throttlers.filter(
