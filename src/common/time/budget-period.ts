@@ -14,20 +14,37 @@ export interface PeriodWindow {
 /** The calendar period (UTC) that contains `now`: budgets renew at midnight UTC or on the 1st. */
 export function budgetPeriodAt(period: BudgetPeriod, now: number): PeriodWindow {
   // The latest time a JavaScript Date can hold: the counter's window never ends.
-  if (period === 'total') return { id: 'total', endsAt: TOTAL_ENDS_AT };
+  if (period === 'total') return TOTAL_WINDOW;
+  // Every request with a budget asks, and the answer changes once a day or a month: the last
+  // window of each period is kept while `now` is inside it (docs/performance.md, "Sixteenth pass").
+  const last = lastWindows[period];
+  if (last && now >= last.startsAt && now < last.window.endsAt) return last.window;
   const date = new Date(now);
   const year = date.getUTCFullYear();
   const month = date.getUTCMonth();
   const monthId = `${year}-${String(month + 1).padStart(2, '0')}`;
-  if (period === 'month') return { id: monthId, endsAt: Date.UTC(year, month + 1, 1) };
-  const day = date.getUTCDate();
-  return {
-    id: `${monthId}-${String(day).padStart(2, '0')}`,
-    endsAt: Date.UTC(year, month, day + 1),
-  };
+  let startsAt: number;
+  let window: PeriodWindow;
+  if (period === 'month') {
+    startsAt = Date.UTC(year, month, 1);
+    window = Object.freeze({ id: monthId, endsAt: Date.UTC(year, month + 1, 1) });
+  } else {
+    const day = date.getUTCDate();
+    startsAt = Date.UTC(year, month, day);
+    window = Object.freeze({
+      id: `${monthId}-${String(day).padStart(2, '0')}`,
+      endsAt: Date.UTC(year, month, day + 1),
+    });
+  }
+  lastWindows[period] = { startsAt, window };
+  return window;
 }
 
 const TOTAL_ENDS_AT = 8_640_000_000_000_000;
+const TOTAL_WINDOW: PeriodWindow = Object.freeze({ id: 'total', endsAt: TOTAL_ENDS_AT });
+const lastWindows: Partial<
+  Record<Exclude<BudgetPeriod, 'total'>, { startsAt: number; window: PeriodWindow }>
+> = {};
 
 /**
  * A key's or a team's budget settings: a period goes with an amount (tokens, dollars or both),
