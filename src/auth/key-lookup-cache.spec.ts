@@ -92,6 +92,29 @@ describe('KeyLookupCache', () => {
     expect(store.loads).toBe(2);
   });
 
+  it('arms no timer to answer from the cache, for a key or for a made-up one', async () => {
+    const store = fakeStore();
+    store.rows.set('h1', { keyId: 'k1', version: 1 });
+    const cache = new KeyLookupCache(store.load, { ttlMs: 60_000, max: 100 });
+    await cache.get('h1');
+    await cache.get('made-up');
+    const timers = jest.spyOn(global, 'setTimeout');
+    try {
+      for (let i = 0; i < 3; i++) {
+        expect((await cache.get('h1')).keyId).toBe('k1');
+        expect((await cache.get('made-up')).keyId).toBeNull();
+        // Past lru-cache's default 1 ms clock resolution, where it would arm a new timer.
+        await new Promise((resolve) => setImmediate(resolve));
+        const until = performance.now() + 2;
+        while (performance.now() < until);
+      }
+      expect(timers).not.toHaveBeenCalled();
+      expect(store.loads).toBe(2);
+    } finally {
+      timers.mockRestore();
+    }
+  });
+
   it('expires entries after the TTL', async () => {
     const store = fakeStore();
     store.rows.set('h1', { keyId: 'k1', version: 1 });

@@ -46,14 +46,20 @@ export class KeyLookupCache<T> {
     this.ttlMs = Math.max(options.ttlMs, 1);
     // The LRU keeps an entry through its stale period; get() tells fresh from stale.
     const keptMs = this.ttlMs + Math.max(options.staleMs ?? 0, 0);
+    // lru-cache's default `ttlResolution` (1 ms) keeps the clock it read for a millisecond with a
+    // timer per reading: under load, a setTimeout per request and its callback a millisecond
+    // later (node_modules/lru-cache/dist/commonjs/index.js, `getNow`). Read the clock each time
+    // instead: `performance.now()` is cheaper than the timer, and get() reads it anyway.
     this.entries = new LRUCache<string, Entry<T>>({
       max: options.max,
       ttl: keptMs,
+      ttlResolution: 0,
       dispose: (entry, secretHash) => this.unindex(entry.lookup.keyId, secretHash),
     });
     this.unknown = new LRUCache<string, Entry<T>>({
       max: Math.max(1, Math.ceil(options.max / 5)),
       ttl: keptMs,
+      ttlResolution: 0,
     });
   }
 
