@@ -47,8 +47,9 @@ export class KeyLookupCache<T> {
     // The LRU keeps an entry through its stale period; get() tells fresh from stale.
     const keptMs = this.ttlMs + Math.max(options.staleMs ?? 0, 0);
     // lru-cache's default `ttlResolution` (1 ms) keeps the clock it read for a millisecond with a
-    // timer per reading: under load, a setTimeout per request and its callback a millisecond
-    // later (node_modules/lru-cache/dist/commonjs/index.js, `getNow`). Read the clock each time
+    // timer per reading: under load, up to a setTimeout per millisecond per cache and its callback
+    // a millisecond later, about one per request at this VM's rates
+    // (node_modules/lru-cache/dist/commonjs/index.js, `getNow`). Read the clock each time
     // instead: `performance.now()` is cheaper than the timer, and get() reads it anyway.
     this.entries = new LRUCache<string, Entry<T>>({
       max: options.max,

@@ -1,4 +1,4 @@
-import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import {
   InjectThrottlerOptions,
   InjectThrottlerStorage,
@@ -21,11 +21,12 @@ import { KEY_REQUESTS_THROTTLER } from './throttler-names';
  */
 @Injectable()
 export class KeyThrottlerGuard extends ThrottlerGuard {
-  // The parent's reads of its route metadata, six per request, answered from memory.
+  // The parent's reads of its route metadata, six per request, answered from memory. The
+  // parent's constructor repeated (@nestjs/throttler 6.7.1): recheck it on an upgrade.
   constructor(
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
     @InjectThrottlerStorage() storage: ThrottlerStorage,
-    reflector: MemoizedReflector,
+    @Inject(MemoizedReflector) reflector: MemoizedReflector,
   ) {
     super(options, storage, reflector);
   }

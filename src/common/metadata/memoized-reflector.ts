@@ -5,10 +5,10 @@ import { Reflector } from '@nestjs/core';
  * Nest's Reflector with each answer kept: a route's metadata is written by decorators when its
  * classes load and never changes afterwards, yet `Reflect.getMetadata` (reflect-metadata) walks
  * the target's prototype chain through the polyfill's registry on every call, and a miss, the
- * usual answer, walks it to the end. The guards on the completion route ask 14 such questions per
- * request (@nestjs/throttler's canActivate six per throttler, the key guard one, each for the
- * handler and its class): about 1 % of a JSON request's CPU (docs/performance.md, "Sixteenth
- * pass"). Metadata defined after a target was first read here would not be seen: nothing in
+ * usual answer, walks it to the end. The guards on the completion route ask seven questions per
+ * request (@nestjs/throttler's canActivate six per throttler, ApiKeyGuard one), each of the
+ * handler and then of its class: 14 reads, about 1 % of a JSON request's CPU
+ * (docs/performance.md, "Sixteenth pass"). Metadata defined after a target was first read here would not be seen: nothing in
  * the gateway defines any once requests flow.
  */
 @Injectable()

@@ -4,12 +4,19 @@ import { GatewayException } from '../errors/gateway.exception';
 export const BUDGET_PERIODS = ['day', 'month', 'total'] as const;
 export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
 
+/** Shared between requests (budgetPeriodAt keeps the last one): never changed once made. */
 export interface PeriodWindow {
   /** Part of the counter key, so each period starts from zero: `2026-11-22` or `2026-11`. */
-  id: string;
+  readonly id: string;
   /** Start of the next period, epoch ms. */
-  endsAt: number;
+  readonly endsAt: number;
 }
+
+const TOTAL_ENDS_AT = 8_640_000_000_000_000;
+const TOTAL_WINDOW: PeriodWindow = Object.freeze({ id: 'total', endsAt: TOTAL_ENDS_AT });
+const lastWindows: Partial<
+  Record<Exclude<BudgetPeriod, 'total'>, { startsAt: number; window: PeriodWindow }>
+> = {};
 
 /** The calendar period (UTC) that contains `now`: budgets renew at midnight UTC or on the 1st. */
 export function budgetPeriodAt(period: BudgetPeriod, now: number): PeriodWindow {
@@ -39,12 +46,6 @@ export function budgetPeriodAt(period: BudgetPeriod, now: number): PeriodWindow 
   lastWindows[period] = { startsAt, window };
   return window;
 }
-
-const TOTAL_ENDS_AT = 8_640_000_000_000_000;
-const TOTAL_WINDOW: PeriodWindow = Object.freeze({ id: 'total', endsAt: TOTAL_ENDS_AT });
-const lastWindows: Partial<
-  Record<Exclude<BudgetPeriod, 'total'>, { startsAt: number; window: PeriodWindow }>
-> = {};
 
 /**
  * A key's or a team's budget settings: a period goes with an amount (tokens, dollars or both),
