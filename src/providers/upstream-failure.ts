@@ -8,6 +8,9 @@ export type ClassifyRefusal = (
   retryAfterHeader?: string,
 ) => UpstreamError;
 
+/** Response headers as Node and undici hand them over (names in lower case). */
+export type ResponseHeaders = Record<string, string | string[] | undefined>;
+
 /** An error body is only logged (2,000 characters of it); a provider's huge page is not read. */
 export const ERROR_BODY_LIMIT = 64 * 1024;
 
@@ -19,7 +22,7 @@ export function refusalOf(
   classify: ClassifyRefusal | undefined,
   status: number,
   body: string,
-  headers: Record<string, string | string[] | undefined>,
+  headers: ResponseHeaders,
 ): UpstreamError {
   const retryAfter = headers['retry-after'];
   return (classify ?? upstreamErrorFromStatus)(

@@ -6,10 +6,8 @@ import {
   refusalOf,
   toUpstreamError,
   type ClassifyRefusal,
+  type ResponseHeaders,
 } from './upstream-failure';
-
-/** Response headers as undici's handler interface hands them over (names in lower case). */
-type ResponseHeaders = Record<string, string | string[] | undefined>;
 
 const NO_HEADERS: ResponseHeaders = Object.freeze({});
 
