@@ -3,7 +3,7 @@
 // builds"): CPU per request of built checkouts (each a folder with `dist/` and `package.json`,
 // e.g. a copy of an older commit after `npm run build`) in short rounds that alternate between
 // them, and per round each build's figure divided by the first one's. A ROOT may also name one
-// of bench.js's floors (FLOORS: `floor`, `floor-stable`, `nest-floor`, `nest-floor-stable`; a
+// of the floors (floors.js: `floor`, `floor-stable`, `nest-floor`, `nest-floor-stable`; a
 // folder of that name is `./floor`): `ab.js floor .` measures the gateway's ratio to the floor,
 // the issue's CPU target, in rounds seconds apart instead of minutes. On a shared VM whose speed
 // drifts by 20 % between minutes, `npm run bench`'s medians of three 8-second runs, each target
@@ -28,20 +28,11 @@ const stats = require('./process-stats');
 const { startRuntime } = require('./start-runtime');
 const { benchGatewayEnv, createBenchKey } = require('./bench-gateway');
 const { chatBody, chatHeaders, sequential } = require('./requests');
+const { FLOORS, startFloor } = require('./floors');
 
 const env = process.env;
 const TARGET_CPU = env.BENCH_TARGET_CPU ?? '1';
 const LOAD_CPU = env.BENCH_LOAD_CPU ?? '0';
-/**
- * The floors a ROOT may name, as bench.js starts them: its proxy script and the variables that
- * make it the stable-prototype one. They run with this checkout's start:prod runtime.
- */
-const FLOORS = {
-  floor: { file: 'floor-proxy.js', env: {} },
-  'floor-stable': { file: 'floor-proxy.js', env: { FLOOR_STABLE_PROTOTYPES: '1' } },
-  'nest-floor': { file: 'nest-floor-proxy.js', env: {} },
-  'nest-floor-stable': { file: 'nest-floor-proxy.js', env: { FLOOR_STABLE_PROTOTYPES: '1' } },
-};
 const CHECKOUT = resolve(__dirname, '..', '..');
 const args = process.argv.slice(2);
 const roots = args.map((root) => (Object.hasOwn(FLOORS, root) ? root : resolve(root)));
@@ -76,7 +67,7 @@ async function startUpstream() {
 
 /** One target: a floor by name, or a build as bench.js starts a gateway; its key, port and pid. */
 async function startBuild(root, index, upstreamUrl) {
-  if (Object.hasOwn(FLOORS, root)) return startFloor(root, index, upstreamUrl);
+  if (Object.hasOwn(FLOORS, root)) return startFloorTarget(root, index, upstreamUrl);
   const dir = mkdtempSync(join(tmpdir(), `gateway-ab-${index}-`));
   const config = join(dir, 'gateway.yaml');
   writeFileSync(
@@ -119,26 +110,15 @@ async function startBuild(root, index, upstreamUrl) {
   }
 }
 
-/** A floor proxy on the targets' core, with start:prod's runtime, as bench.js's startFloor. */
-async function startFloor(name, index, upstreamUrl) {
-  const { file, env: floorEnv } = FLOORS[name];
-  const runtime = startRuntime(CHECKOUT);
-  const child = spawn(
-    'taskset',
-    ['-c', TARGET_CPU, process.execPath, ...runtime.nodeArgs, join(__dirname, file)],
-    {
-      env: { ...INHERITED, ...runtime.env, ...floorEnv, UPSTREAM_URL: upstreamUrl },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const port = await stats.listeningPort(child, file);
-  return {
-    name: `${String.fromCharCode(65 + index)} ${name}`,
-    root: name,
-    child,
-    key: 'none',
-    base: `http://127.0.0.1:${port}/v1`,
-  };
+/** A floor (floors.js) on the targets' core, with this checkout's start:prod runtime. */
+async function startFloorTarget(name, index, upstreamUrl) {
+  const floor = await startFloor(name, {
+    upstreamUrl,
+    cpu: TARGET_CPU,
+    runtime: startRuntime(CHECKOUT),
+    inherited: INHERITED,
+  });
+  return { ...floor, name: `${String.fromCharCode(65 + index)} ${name}`, root: name };
 }
 
 /** Load at `concurrency` for `seconds`: CPU milliseconds per request from the build's counters. */

@@ -55,6 +55,7 @@ const {
 const { PLAIN_RUNTIME, runtimeFor } = require('./start-runtime');
 const { benchGatewayEnv, createBenchKey } = require('./bench-gateway');
 const { chatBody, chatHeaders, sequential } = require('./requests');
+const { startFloor } = require('./floors');
 
 const ROOT = join(__dirname, '..', '..');
 const env = process.env;
@@ -107,27 +108,27 @@ const ratio = (value, base) =>
     ? (value / base).toFixed(2)
     : '';
 
-/** Starts a node script (optionally pinned) and waits for its `listening <port>` line. */
-async function startListener(args, extraEnv, pin) {
-  const command = pin ? 'taskset' : process.execPath;
-  const argv = pin ? ['-c', TARGET_CPU, process.execPath, ...args] : args;
-  const child = spawn(command, argv, {
-    env: pin ? { ...INHERITED, ...RUNTIME.env, ...extraEnv } : { ...env, ...extraEnv },
+/** Starts a node script (the fake upstream, unpinned) and waits for its `listening <port>` line. */
+async function startListener(args, extraEnv) {
+  const child = spawn(process.execPath, args, {
+    env: { ...env, ...extraEnv },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await listeningPort(child, args.join(' '));
   return { child, pid: child.pid, port };
 }
 
-/** A floor proxy (floor-proxy.js, nest-floor-proxy.js) on the targets' core, as a target. */
-async function startFloor(name, file, upstreamUrl, children, nodeArgs = [], extraEnv = {}) {
-  const { child, pid, port } = await startListener(
-    [...RUNTIME.nodeArgs, ...nodeArgs, join(__dirname, file)],
-    { UPSTREAM_URL: upstreamUrl, ...extraEnv },
-    true,
-  );
-  children.push(child);
-  return { name, child, pid, port, base: `http://127.0.0.1:${port}/v1`, key: 'none' };
+/** Floor `floor` (a name in floors.js) on the targets' core, as the target `name`. */
+async function startFloorTarget(name, floor, upstreamUrl, children, nodeArgs = []) {
+  const target = await startFloor(floor, {
+    upstreamUrl,
+    cpu: TARGET_CPU,
+    runtime: RUNTIME,
+    inherited: INHERITED,
+    nodeArgs,
+  });
+  children.push(target.child);
+  return { ...target, name };
 }
 
 /** A built gateway (`root`: a checkout after `npm run build`) on the targets' core, as a target. */
@@ -291,14 +292,13 @@ async function profile(upstreamUrl, children) {
         );
         children.push(target.child);
       } else {
-        target = await startFloor(
+        target = await startFloorTarget(
           name,
-          'nest-floor-proxy.js',
+          // BENCH_STABLE_FLOOR=1: the Nest floor on the stable-prototype server, as the gateway's is.
+          env.BENCH_STABLE_FLOOR === '1' ? 'nest-floor-stable' : 'nest-floor',
           upstreamUrl,
           children,
           profileArgs(name),
-          // BENCH_STABLE_FLOOR=1: the Nest floor on the stable-prototype server, as the gateway's is.
-          env.BENCH_STABLE_FLOOR === '1' ? { FLOOR_STABLE_PROTOTYPES: '1' } : {},
         );
       }
       await sequential(target, stream, 200);
@@ -333,15 +333,18 @@ async function main() {
   const targets = [];
   try {
     if (PROFILE_DIR) return await profile(upstreamUrl, children);
-    const floors = [['floor', 'floor-proxy.js']];
-    if (env.BENCH_NEST_FLOOR !== '0') floors.push(['nest floor', 'nest-floor-proxy.js']);
-    for (const [name, file] of floors) {
-      targets.push(await startFloor(name, file, upstreamUrl, children));
+    const floors = [['floor', 'floor']];
+    if (env.BENCH_NEST_FLOOR !== '0') floors.push(['nest floor', 'nest-floor']);
+    for (const [name, floor] of floors) {
+      targets.push(await startFloorTarget(name, floor, upstreamUrl, children));
       if (env.BENCH_STABLE_FLOOR === '1')
         targets.push(
-          await startFloor(`${name}, stable prototypes`, file, upstreamUrl, children, [], {
-            FLOOR_STABLE_PROTOTYPES: '1',
-          }),
+          await startFloorTarget(
+            `${name}, stable prototypes`,
+            `${floor}-stable`,
+            upstreamUrl,
+            children,
+          ),
         );
     }
     if (env.BENCH_BASELINE) {
