@@ -20,13 +20,12 @@
 // AB_SEQUENTIAL=N (after each build's load in a round, N requests one at a time: its p50 latency,
 // or time to first token with AB_STREAM=1, compared as the CPU is).
 const { spawn } = require('node:child_process');
-const { mkdtempSync, openSync, readFileSync, writeFileSync } = require('node:fs');
-const { tmpdir } = require('node:os');
+const { writeFileSync } = require('node:fs');
 const { join, resolve } = require('node:path');
 const autocannon = require('autocannon');
 const stats = require('./process-stats');
 const { startRuntime } = require('./start-runtime');
-const { benchGatewayEnv, createBenchKey } = require('./bench-gateway');
+const { startBenchGateway } = require('./bench-gateway');
 const { chatBody, chatHeaders, sequential } = require('./requests');
 const { FLOORS, startFloor } = require('./floors');
 
@@ -65,49 +64,20 @@ async function startUpstream() {
   return { child, url: `http://127.0.0.1:${port}/v1` };
 }
 
-/** One target: a floor by name, or a build as bench.js starts a gateway; its key, port and pid. */
+/** One target: a floor by name, or a build started as bench.js starts a gateway. */
 async function startBuild(root, index, upstreamUrl) {
   if (Object.hasOwn(FLOORS, root)) return startFloorTarget(root, index, upstreamUrl);
-  const dir = mkdtempSync(join(tmpdir(), `gateway-ab-${index}-`));
-  const config = join(dir, 'gateway.yaml');
-  writeFileSync(
-    config,
-    `models:\n  bench-model:\n    - provider: openai\n      base_url: ${upstreamUrl}\n      api_key: sk-bench\n      model: bench-model\n`,
-  );
-  const runtime = startRuntime(root);
-  const port = await stats.closedPort();
-  const gatewayEnv = benchGatewayEnv({
+  const gateway = await startBenchGateway({
+    root,
+    name: `ab-${index}`,
+    upstreamUrl,
+    cpu: TARGET_CPU,
+    runtime: startRuntime(root),
     inherited: INHERITED,
-    runtime,
     extraEnv: env.BENCH_REDIS_URL ? { REDIS_URL: env.BENCH_REDIS_URL } : {},
-    port,
-    config,
-    dir,
     databaseUrl: env.BENCH_DATABASE_URL,
   });
-  let key;
-  if (env.BENCH_DATABASE_URL) key = createBenchKey(root, gatewayEnv, `ab-${index}-${Date.now()}`);
-  const logFile = join(dir, 'gateway.log');
-  const child = spawn(
-    'taskset',
-    ['-c', TARGET_CPU, process.execPath, ...runtime.nodeArgs, join(root, 'dist', 'main.js')],
-    { env: gatewayEnv, stdio: ['ignore', openSync(logFile, 'a'), 'inherit'] },
-  );
-  let exited = false;
-  child.on('exit', () => (exited = true));
-  for (;;) {
-    if (exited) throw new Error(`${root}: the gateway exited; see ${logFile}`);
-    key ??= /Demo virtual key: (\S+)/.exec(readFileSync(logFile, 'utf8'))?.[1];
-    if (key && (await stats.answers(`http://127.0.0.1:${port}/health`)))
-      return {
-        name: `${String.fromCharCode(65 + index)} ${root}`,
-        root,
-        child,
-        key,
-        base: `http://127.0.0.1:${port}/v1`,
-      };
-    await stats.sleep(50);
-  }
+  return { ...gateway, name: `${String.fromCharCode(65 + index)} ${root}`, root };
 }
 
 /** A floor (floors.js) on the targets' core, with this checkout's start:prod runtime. */

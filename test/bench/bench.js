@@ -37,14 +37,11 @@
 // and node's flags), the floors included; BENCH_RUNTIME=plain runs them all as plain `node`,
 // BENCH_BASELINE_RUNTIME=plain the baseline only.
 const { spawn } = require('node:child_process');
-const { mkdtempSync, writeFileSync, readFileSync, openSync } = require('node:fs');
-const { tmpdir } = require('node:os');
+const { writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { Agent, request } = require('undici');
 const autocannon = require('autocannon');
 const {
-  answers,
-  closedPort,
   cpuSeconds,
   listeningPort,
   median,
@@ -53,7 +50,7 @@ const {
   sleep,
 } = require('./process-stats');
 const { PLAIN_RUNTIME, runtimeFor } = require('./start-runtime');
-const { benchGatewayEnv, createBenchKey } = require('./bench-gateway');
+const { startBenchGateway } = require('./bench-gateway');
 const { chatBody, chatHeaders, sequential } = require('./requests');
 const { startFloor } = require('./floors');
 
@@ -138,54 +135,18 @@ async function startGateway(
   extraEnv,
   { nodeArgs = [], root = ROOT, databaseUrl = env.BENCH_DATABASE_URL, runtime = RUNTIME } = {},
 ) {
-  const dir = mkdtempSync(join(tmpdir(), `gateway-bench-${name}-`));
-  const config = join(dir, 'gateway.yaml');
-  const deployment = (model) =>
-    `    - provider: openai\n      base_url: ${upstreamUrl}\n      api_key: sk-bench\n      model: ${model}\n`;
-  writeFileSync(
-    config,
-    `models:\n  bench-model:\n${deployment('bench-model')}  bench-hold:\n${deployment('bench-hold')}`,
-  );
-  const logFile = join(dir, 'gateway.log');
-  // A port chosen here, and readiness from /health, not from the "listening" log line: that line
-  // is not written below LOG_LEVEL=log (BENCH_GATEWAY_ENV='{"LOG_LEVEL":"warn"}' waited for ever).
-  const port = await closedPort();
-  const gatewayEnv = benchGatewayEnv({
-    inherited: INHERITED,
+  const gateway = await startBenchGateway({
+    root,
+    name,
+    upstreamUrl,
+    cpu: TARGET_CPU,
     runtime,
+    inherited: INHERITED,
     extraEnv,
-    port,
-    config,
-    dir,
     databaseUrl,
+    nodeArgs,
   });
-  let key;
-  if (databaseUrl) key = createBenchKey(root, gatewayEnv, `bench-${name}-${Date.now()}`);
-  const node = [...runtime.nodeArgs, ...nodeArgs, join(root, 'dist', 'main.js')];
-  const started = Date.now();
-  const child = spawn('taskset', ['-c', TARGET_CPU, process.execPath, ...node], {
-    env: gatewayEnv,
-    stdio: ['ignore', openSync(logFile, 'a'), 'inherit'],
-  });
-  let exited = false;
-  child.on('exit', () => (exited = true));
-  for (;;) {
-    if (exited) throw new Error(`gateway ${name} exited; see ${logFile}`);
-    // Written to stdout at every log level (demo-key.service.ts).
-    key ??= /Demo virtual key: (\S+)/.exec(readFileSync(logFile, 'utf8'))?.[1];
-    if (key && (await answers(`http://127.0.0.1:${port}/health`)))
-      return {
-        name,
-        child,
-        pid: child.pid,
-        port,
-        base: `http://127.0.0.1:${port}/v1`,
-        key,
-        logFile,
-        startMs: Date.now() - started,
-      };
-    await sleep(50);
-  }
+  return { ...gateway, name };
 }
 
 /** Saturation at `concurrency` connections with autocannon; CPU from the target's counters. */
