@@ -1,19 +1,13 @@
-import {
-  CallHandler,
-  ExecutionContext,
-  Injectable,
-  NestInterceptor,
-  StreamableFile,
-} from '@nestjs/common';
-import { Readable } from 'node:stream';
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { finalize, Observable, tap } from 'rxjs';
+import { SseStream } from '../common/sse/sse-stream';
 import { RequestDrain } from './request-drain.service';
 
 /**
  * Extends a request's unit of work in RequestDrain past the HTTP response where the handler
  * outlives it: a handler still settling after its client left (it records usage when its
- * upstream call is aborted), and a streamed body, whose source only closes once its generator
- * has run its `finally` (where a stream records its usage).
+ * upstream call is aborted), and an event stream, whose source only closes once its generator
+ * has run its `finally` (where a stream records its usage; SseStream.closed).
  */
 @Injectable()
 export class RequestDrainInterceptor implements NestInterceptor {
@@ -24,16 +18,9 @@ export class RequestDrainInterceptor implements NestInterceptor {
     let streaming = false;
     return next.handle().pipe(
       tap((result) => {
-        const stream =
-          result instanceof StreamableFile
-            ? result.getStream()
-            : result instanceof Readable
-              ? result
-              : null;
-        if (!stream) return;
+        if (!(result instanceof SseStream)) return;
         streaming = true;
-        if (stream.closed) end();
-        else stream.once('close', end);
+        void result.closed.then(end);
       }),
       finalize(() => {
         if (!streaming) end();

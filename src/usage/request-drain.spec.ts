@@ -1,9 +1,10 @@
-import { CallHandler, ExecutionContext, Logger, StreamableFile } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Logger } from '@nestjs/common';
 import type { HttpAdapterHost } from '@nestjs/core';
 import { createServer, get, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
-import { lastValueFrom, Observable, Subject } from 'rxjs';
+import { lastValueFrom, Observable, of, Subject } from 'rxjs';
+import { replayFirst } from '../common/async/replay-first';
+import { SseStream } from '../common/sse/sse-stream';
 import { RequestDrainInterceptor } from './request-drain.interceptor';
 import { RequestDrain } from './request-drain.service';
 
@@ -73,33 +74,44 @@ describe('RequestDrain', () => {
     expect(drain.inFlight).toBe(0);
   });
 
-  it('the interceptor holds the drain until a streamed body has closed, i.e. its generator finished', async () => {
+  it('the interceptor holds the drain until an event stream has closed, i.e. its generator finished', async () => {
     const drain = new RequestDrain(noServer, 5_000);
     const interceptor = new RequestDrainInterceptor(drain);
-    let releaseFinally!: () => void;
+    let releaseFinally: (() => void) | undefined;
     async function* body() {
       try {
-        yield 'data: 1\n\n';
-        yield 'data: 2\n\n';
+        yield [{ n: 1 }];
+        yield [{ n: 2 }];
       } finally {
         // Where a stream records its usage: after the client left, possibly slowly.
         await new Promise<void>((resolve) => (releaseFinally = resolve));
       }
     }
-    const stream = Readable.from(body(), { objectMode: false });
-    const result = await lastValueFrom(
-      interceptor.intercept(
-        context,
-        handler(new Observable((o) => (o.next(new StreamableFile(stream)), o.complete()))),
-      ),
-    );
-    expect(result).toBeInstanceOf(StreamableFile);
-    stream.read();
-    stream.destroy(); // the response closed early
-    const draining = drain.drain();
-    await expect(settledWithin(draining, 30)).resolves.toBe('waiting');
-    releaseFinally();
-    await expect(settledWithin(draining, 200)).resolves.toBe('drained');
+    // Started, as the completions service hands its streams out (replayFirst).
+    const generator = body();
+    const events = new SseStream(replayFirst(await generator.next(), generator), {
+      heartbeatMs: 0,
+      stallTimeoutMs: 0,
+    });
+    const result = await lastValueFrom(interceptor.intercept(context, handler(of(events))));
+    expect(result).toBe(events);
+    // The client has left before the stream is written: it closes its source at once.
+    const server = createServer((_request, response) => {
+      response.socket!.destroy();
+      setImmediate(() => events.writeTo(response));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    get({ host: '127.0.0.1', port, agent: false }).on('error', () => undefined);
+    try {
+      const draining = drain.drain();
+      while (!releaseFinally) await new Promise((resolve) => setTimeout(resolve, 5));
+      await expect(settledWithin(draining, 30)).resolves.toBe('waiting');
+      releaseFinally();
+      await expect(settledWithin(draining, 200)).resolves.toBe('drained');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   describe('with an HTTP server', () => {

@@ -1,5 +1,6 @@
 import { StreamableFile } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { SseStream } from '../sse/sse-stream';
 import { StablePrototypeExpressAdapter } from './stable-prototype-express.adapter';
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -17,9 +18,17 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  * Express would treat differently takes its path: a HEAD, a conditional GET, a status without a
  * body (204, 205, 304), a Content-Type already set, the app's JSON or ETag settings, a stream
  * and an Error (docs/performance.md, "Twelfth pass").
+ *
+ * An event stream (SseStream, from the SSE interceptor) writes itself to the response, as a
+ * StreamableFile is piped into it.
  */
 export class GatewayExpressAdapter extends StablePrototypeExpressAdapter {
   override reply(response: Response, body: unknown, statusCode?: number): unknown {
+    if (body instanceof SseStream) {
+      if (statusCode) response.statusCode = statusCode;
+      body.writeTo(response);
+      return response;
+    }
     if (!isPlainResult(body)) return super.reply(response, body, statusCode);
     const status = statusCode ?? response.statusCode;
     if (!sendsAsIs(response, status)) return super.reply(response, body, statusCode);

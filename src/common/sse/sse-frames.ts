@@ -3,7 +3,7 @@ import { UpstreamError } from '../errors/upstream.error';
 
 // The SSE frames of a chunk stream, exactly as OpenAI clients expect them: one `data: <json>`
 // line and a blank line per chunk, comment heartbeats while the source is silent, `data: [DONE]`
-// at the end. sse-readable.ts decides which frame goes when.
+// at the end. sse-stream.ts decides which frame goes when.
 
 export const HEARTBEAT_FRAME = ': keep-alive\n\n';
 export const DONE_FRAME = 'data: [DONE]\n\n';

@@ -1,30 +1,20 @@
-import { CallHandler, ExecutionContext, StreamableFile } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { once } from 'node:events';
+import { createServer, get, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { lastValueFrom, of } from 'rxjs';
-import { replayFirst } from '../async/replay-first';
+import { UpstreamError } from '../errors/upstream.error';
+import { HEARTBEAT_FRAME } from './sse-frames';
 import { SseInterceptor } from './sse.interceptor';
+import { SseStream } from './sse-stream';
 
-function fakeResponse() {
-  const headers = new Map<string, unknown>();
-  return {
-    headers,
-    setHeader: (name: string, value: unknown) => headers.set(name.toLowerCase(), value),
-    getHeader: (name: string) => headers.get(name.toLowerCase()),
-    // What the interceptor batches writes with (a writable's cork/uncork); counted, so a test
-    // could tell, but nothing is written to this fake.
-    corks: 0,
-    cork() {
-      this.corks++;
-    },
-    uncork() {
-      this.corks--;
-    },
-  };
-}
-
-async function intercept(result: unknown, response = fakeResponse()): Promise<unknown> {
-  const interceptor = new SseInterceptor(new ConfigService({ SSE_HEARTBEAT_MS: 0 }));
+/** The interceptor's result for `result`, as it runs for a request answered by `response`. */
+function intercept(
+  result: unknown,
+  response: Pick<ServerResponse, 'getHeader'>,
+  env: Record<string, number> = {},
+): Promise<unknown> {
+  const interceptor = new SseInterceptor(new ConfigService(env));
   const context = {
     switchToHttp: () => ({ getResponse: () => response }),
   } as unknown as ExecutionContext;
@@ -33,82 +23,67 @@ async function intercept(result: unknown, response = fakeResponse()): Promise<un
 }
 
 /**
- * A started generator of one-chunk batches (as the completions service hands out) that records
- * whether it was closed.
+ * Runs one request through a real HTTP server whose handler turns `result` into the
+ * interceptor's stream and writes it; resolves with the body the client read.
  */
-async function startedSource(values: unknown[]) {
-  const state = { closed: false };
-  async function* generate() {
-    try {
-      for (const value of values) yield [value];
-    } finally {
-      state.closed = true;
-    }
+async function served(result: unknown, env: Record<string, number>): Promise<string> {
+  const server = createServer(async (_request, response) => {
+    response.setHeader('x-request-id', 'req_test');
+    const stream = (await intercept(result, response, env)) as SseStream;
+    stream.writeTo(response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const response = await new Promise<IncomingMessage>((resolve) =>
+      get({ host: '127.0.0.1', port, agent: false }, resolve),
+    );
+    response.setEncoding('utf8');
+    let body = '';
+    for await (const piece of response) body += piece;
+    return body;
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
   }
-  const generator = generate();
-  return { iterator: replayFirst(await generator.next(), generator), state };
 }
 
 describe('SseInterceptor', () => {
+  afterEach(() => jest.restoreAllMocks());
+
   it('passes a plain result through untouched', async () => {
     const body = { id: 'chatcmpl_x' };
-    expect(await intercept(body)).toBe(body);
+    expect(await intercept(body, { getHeader: () => undefined })).toBe(body);
   });
 
-  it('writes an async iterable as an event stream with SSE headers', async () => {
-    const response = fakeResponse();
-    const { iterator } = await startedSource([{ n: 1 }]);
-    const file = await intercept(iterator, response);
-
-    expect(file).toBeInstanceOf(StreamableFile);
-    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    expect(response.headers.get('cache-control')).toBe('no-cache');
-    expect(response.headers.get('x-accel-buffering')).toBe('no');
-  });
-
-  it('emits whole frames, each valid UTF-8 on its own', async () => {
-    const { iterator } = await startedSource([{ text: '👋' }, { text: 'é—🎉' }]);
-    const stream = ((await intercept(iterator)) as StreamableFile).getStream();
-    const strict = new TextDecoder('utf-8', { fatal: true });
-    const flushed: string[] = [];
-    for await (const chunk of stream) flushed.push(strict.decode(chunk as Buffer));
-    expect(flushed).toEqual([
-      'data: {"text":"👋"}\n\n',
-      'data: {"text":"é—🎉"}\n\n',
-      'data: [DONE]\n\n',
-    ]);
-  });
-
-  it('closes the source even when the response stream is destroyed before its first read', async () => {
-    const { iterator, state } = await startedSource([{ n: 1 }, { n: 2 }]);
-    const stream = ((await intercept(iterator)) as StreamableFile).getStream();
-
-    stream.destroy();
-    await once(stream, 'close');
-    await new Promise((resolve) => setImmediate(resolve));
-
-    expect(state.closed).toBe(true);
-  });
-
-  it("emits 'close' only after the source has finished its cleanup (the drain waits for it)", async () => {
-    const state = { recorded: false };
-    async function* generate() {
-      try {
-        yield [{ n: 1 }];
-        yield [{ n: 2 }];
-      } finally {
-        // Settling tokens and recording usage take a moment.
-        await new Promise((resolve) => setTimeout(resolve, 30));
-        state.recorded = true;
-      }
+  it('turns an async iterable into an event stream with the configured heartbeat', async () => {
+    async function* slow() {
+      yield [{ n: 1 }];
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      yield [{ n: 2 }];
     }
-    const generator = generate();
-    const stream = (
-      (await intercept(replayFirst(await generator.next(), generator))) as StreamableFile
-    ).getStream();
-    stream.read();
-    stream.destroy();
-    await once(stream, 'close');
-    expect(state.recorded).toBe(true);
+    expect(await intercept(slow(), { getHeader: () => undefined })).toBeInstanceOf(SseStream);
+
+    const body = await served(slow(), { SSE_HEARTBEAT_MS: 10 });
+    expect(body.startsWith('data: {"n":1}\n\n' + HEARTBEAT_FRAME)).toBe(true);
+    expect(body.endsWith('data: {"n":2}\n\ndata: [DONE]\n\n')).toBe(true);
+    const quiet = await served(slow(), { SSE_HEARTBEAT_MS: 0 });
+    expect(quiet).not.toContain(HEARTBEAT_FRAME);
+  });
+
+  it('logs a failure after the first chunk with the request id, and sends it as an error event', async () => {
+    const warnings: string[] = [];
+    jest
+      .spyOn(Logger.prototype, 'warn')
+      .mockImplementation((message: unknown) => void warnings.push(String(message)));
+    async function* failing() {
+      yield [{ n: 1 }];
+      throw new UpstreamError('unavailable', 'socket hang up');
+    }
+    const body = await served(failing(), { SSE_HEARTBEAT_MS: 0 });
+    expect(body).toContain('"code":"upstream_error"');
+    expect(body).not.toContain('[DONE]');
+    expect(warnings).toEqual([
+      'request req_test: stream failed after the first chunk: unavailable: socket hang up',
+    ]);
   });
 });

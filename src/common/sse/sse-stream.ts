@@ -1,0 +1,202 @@
+import type { ServerResponse } from 'node:http';
+import { ClientDisconnectedError } from '../errors/client-disconnected.error';
+import { DONE_FRAME, dataFrame, errorFrame, HEARTBEAT_FRAME } from './sse-frames';
+
+export interface SseStreamOptions {
+  /** A comment frame after this long without a chunk while the client reads; 0: none. */
+  heartbeatMs: number;
+  /** A socket with no traffic for this long is closed, which closes the source; 0: never. */
+  stallTimeoutMs: number;
+  /** Hears a failure after the first chunk (it is sent as an error frame, not thrown). */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * A stream of chunk batches, written to a response as server-sent events (frames:
+ * sse-frames.ts). The HTTP adapter hands it the response (GatewayExpressAdapter.reply), and it
+ * writes straight to it: one `source.next()` per write, and the next pull only once the response
+ * takes more (backpressure: write() said so, or 'drain'). A Readable piped into the response
+ * used to sit in between; its state machine, the pipe and Nest's close tracking were most of
+ * what a stream cost before its first token reached the client (docs/performance.md,
+ * "Eighteenth pass").
+ *
+ * Each batch (the chunks of one upstream read) becomes its events' frames in one write; frames
+ * written in one event-loop turn leave in one socket write (cork until the next turn). An empty
+ * batch is skipped. An error after the first chunk becomes one error frame and the response ends
+ * without [DONE], so a truncated answer can never look complete; a client disconnect ends it
+ * silently.
+ *
+ * Heartbeats come from one timer per stream, restarted when a pull starts: if it fires while the
+ * pull still waits on the source and the client is reading, a heartbeat frame goes out.
+ *
+ * When the client leaves early the source is closed (return()), and `closed` settles only after
+ * that has finished: whoever waits for it, such as the shutdown drain, knows the stream has
+ * settled its tokens and recorded its usage.
+ */
+export class SseStream {
+  /** Settles once the source is over: ended, failed, or closed after the client left. */
+  readonly closed: Promise<void>;
+  private settleClosed!: () => void;
+  private response?: ServerResponse;
+  /** A source.next() is in flight. */
+  private pulling = false;
+  /** The last write filled the response's buffer: the next pull waits for 'drain'. */
+  private awaitingDrain = false;
+  /** The source has nothing more to give (done, failed) or is being closed. */
+  private sourceOver = false;
+  private corked = false;
+  private heartbeat?: NodeJS.Timeout;
+  // Bound once, not per event.
+  private readonly onStep = (step: IteratorResult<readonly unknown[]>) => this.step(step);
+  private readonly onFailure = (error: unknown) => this.fail(error);
+  private readonly onDrain = () => {
+    if (!this.awaitingDrain) return;
+    this.awaitingDrain = false;
+    this.pull();
+  };
+  private readonly onClose = () => this.close();
+  private readonly onStall = () => this.response?.destroy();
+  private readonly uncork = () => {
+    this.corked = false;
+    this.response?.uncork();
+  };
+
+  constructor(
+    private readonly source: AsyncIterator<readonly unknown[]>,
+    private readonly options: SseStreamOptions,
+  ) {
+    this.closed = new Promise((resolve) => (this.settleClosed = resolve));
+  }
+
+  /** Sets the event-stream headers and starts writing; called once, by the HTTP adapter. */
+  writeTo(response: ServerResponse): void {
+    if (this.response) throw new Error('An SseStream is written to one response only');
+    this.response = response;
+    response.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    response.setHeader('Cache-Control', 'no-cache');
+    response.setHeader('X-Accel-Buffering', 'no');
+    response.once('close', this.onClose);
+    // The client may have left while the handler ran: 'close' has been emitted already then.
+    if (response.destroyed || response.req.socket.destroyed) return this.close();
+    watchForLostConnection(response, this.onClose);
+    response.on('drain', this.onDrain);
+    this.disconnectStalledClient(response);
+    if (this.options.heartbeatMs > 0) {
+      this.heartbeat = setTimeout(() => this.beat(), this.options.heartbeatMs);
+    }
+    this.pull();
+  }
+
+  private pull(): void {
+    if (this.sourceOver) return;
+    this.pulling = true;
+    this.heartbeat?.refresh();
+    try {
+      this.source.next().then(this.onStep, this.onFailure);
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private step(step: IteratorResult<readonly unknown[]>): void {
+    this.pulling = false;
+    if (this.sourceOver) return; // the client left; close() is closing the source
+    if (step.done) {
+      this.sourceOver = true;
+      return this.end(DONE_FRAME);
+    }
+    const batch = step.value;
+    if (batch.length === 0) return this.pull();
+    let frames = dataFrame(batch[0]);
+    for (let i = 1; i < batch.length; i++) frames += dataFrame(batch[i]);
+    if (this.write(frames)) this.pull();
+    else this.awaitingDrain = true;
+  }
+
+  private fail(error: unknown): void {
+    this.pulling = false;
+    if (this.sourceOver) return;
+    this.sourceOver = true;
+    if (error instanceof ClientDisconnectedError) return this.end();
+    this.options.onError?.(error);
+    this.end(errorFrame(error));
+  }
+
+  private write(frames: string): boolean {
+    const response = this.response!;
+    if (!this.corked) {
+      // Frames of one turn (several upstream reads, or the headers and the first chunk) leave
+      // in one socket write; per-frame writes were a stream's largest CPU cost.
+      this.corked = true;
+      response.cork();
+      setImmediate(this.uncork);
+    }
+    return response.write(frames);
+  }
+
+  /** The source is over: the last frame goes out (end() flushes a corked response). */
+  private end(frame?: string): void {
+    this.stopHeartbeat();
+    const response = this.response!;
+    if (!response.destroyed) response.end(frame);
+    this.settleClosed();
+  }
+
+  private beat(): void {
+    const response = this.response!;
+    if (!this.pulling || this.sourceOver || response.writableNeedDrain) return;
+    this.write(HEARTBEAT_FRAME);
+    this.heartbeat?.refresh();
+  }
+
+  /** The response closed: after its end, or because the client left (the source is closed). */
+  private close(): void {
+    const response = this.response!;
+    this.stopHeartbeat();
+    this.stopStallWatch(response);
+    if (this.sourceOver) return;
+    this.sourceOver = true;
+    // return() on a running generator waits for its finally (upstream closed, usage recorded);
+    // a pull in flight settles first.
+    const closing = this.source.return?.();
+    if (!closing) return this.settleClosed();
+    closing.then(this.settleClosed, this.settleClosed);
+  }
+
+  /**
+   * Backpressure pauses the upstream read while the client does not read, and undici suspends its
+   * body timeout while paused: a client that stops reading would hold its upstream connection
+   * for ever. A socket with no traffic at all for the stall timeout (heartbeats count as traffic)
+   * is closed, which closes the source.
+   */
+  private disconnectStalledClient(response: ServerResponse): void {
+    const socket = response.socket;
+    if (!socket || !(this.options.stallTimeoutMs > 0)) return;
+    socket.setTimeout(this.options.stallTimeoutMs, this.onStall);
+  }
+
+  private stopStallWatch(response: ServerResponse): void {
+    const socket = response.socket ?? response.req.socket;
+    if (!socket || !(this.options.stallTimeoutMs > 0)) return;
+    socket.off('timeout', this.onStall);
+    socket.setTimeout(0);
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat) clearTimeout(this.heartbeat);
+    this.heartbeat = undefined;
+  }
+}
+
+/**
+ * A response queued behind others pipelined on its connection has no socket yet. Node 20 still
+ * emits its 'close' when the connection goes (sse-stream.spec.ts), but Nest's onResponseClose
+ * notes that Node 22 may not, and the engines field allows 22: the connection's own 'close' is
+ * heard for such a response too. A response with its socket hears 'close' itself.
+ */
+function watchForLostConnection(response: ServerResponse, onLost: () => void): void {
+  if (response.socket) return;
+  const connection = response.req.socket;
+  connection.once('close', onLost);
+  response.once('close', () => connection.off('close', onLost));
+}
