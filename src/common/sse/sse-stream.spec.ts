@@ -1,5 +1,11 @@
-import { once } from 'node:events';
-import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import { EventEmitter, once } from 'node:events';
+import {
+  createServer,
+  request,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { ClientDisconnectedError } from '../errors/client-disconnected.error';
 import { GatewayException } from '../errors/gateway.exception';
@@ -196,6 +202,64 @@ describe('SseStream', () => {
     await stream.closed;
     // Every 64 KiB frame stands alone: no heartbeat was written into a full buffer.
     expect(body).not.toContain(HEARTBEAT_FRAME);
+  });
+
+  it('resumes heartbeats after a heartbeat filled the buffer and it drained', async () => {
+    // A stand-in response: a real socket cannot be made to refuse exactly one heartbeat.
+    const response = Object.assign(new EventEmitter(), {
+      destroyed: false,
+      socket: null,
+      req: { socket: new EventEmitter() },
+      writableNeedDrain: false,
+      writes: [] as string[],
+      setHeader() {},
+      cork() {},
+      uncork() {},
+      end() {},
+      write(frames: string) {
+        this.writes.push(frames);
+        // The first heartbeat (the second write) fills the buffer.
+        if (this.writes.length === 2) this.writableNeedDrain = true;
+        return !this.writableNeedDrain;
+      },
+    });
+    const gate = deferred();
+    async function* slow() {
+      yield [{ n: 1 }];
+      await gate.promise;
+    }
+    const stream = new SseStream(slow(), { heartbeatMs: 5, stallTimeoutMs: 0 });
+    stream.writeTo(response as unknown as ServerResponse);
+    while (response.writes.length < 2) await sleep(5);
+    await sleep(30); // beats come and find the buffer full
+    expect(response.writes).toHaveLength(2);
+    response.writableNeedDrain = false;
+    response.emit('drain');
+    while (response.writes.length < 4) await sleep(5);
+    expect(response.writes.slice(1)).toEqual([HEARTBEAT_FRAME, HEARTBEAT_FRAME, HEARTBEAT_FRAME]);
+    gate.resolve();
+    await stream.closed;
+  });
+
+  it("leaves the server's keep-alive timeout on the connection after a finished stream", async () => {
+    const { iterator } = source([{ n: 1 }]);
+    const stream = new SseStream(iterator, { heartbeatMs: 0, stallTimeoutMs: 60_000 });
+    const keepAlive = createServer((_request, response) => stream.writeTo(response));
+    keepAlive.keepAliveTimeout = 100;
+    await new Promise<void>((resolve) => keepAlive.listen(0, '127.0.0.1', resolve));
+    const { port } = keepAlive.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n');
+    let received = '';
+    socket.on('data', (piece) => (received += piece.toString('utf8')));
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    while (!received.includes(DONE_FRAME)) await sleep(5);
+    const idleSince = Date.now();
+    await closed;
+    // Node closes an idle keep-alive connection about a second after keepAliveTimeout; with the
+    // socket's timeout cleared it would stay open until the client left.
+    expect(Date.now() - idleSince).toBeLessThan(3_000);
+    await new Promise((resolve) => keepAlive.close(resolve));
   });
 
   it('turns a failure after the first chunk into one error event, without [DONE]', async () => {

@@ -50,9 +50,13 @@ export class SseStream {
   private readonly onStep = (step: IteratorResult<readonly unknown[]>) => this.step(step);
   private readonly onFailure = (error: unknown) => this.fail(error);
   private readonly onDrain = () => {
-    if (!this.awaitingDrain) return;
-    this.awaitingDrain = false;
-    this.pull();
+    if (this.awaitingDrain) {
+      this.awaitingDrain = false;
+      this.pull();
+    } else if (this.pulling) {
+      // A heartbeat filled the buffer and the next beat found it full: beats resume from here.
+      this.heartbeat?.refresh();
+    }
   };
   private readonly onClose = () => this.close();
   private readonly onStall = () => this.response?.destroy();
@@ -175,11 +179,14 @@ export class SseStream {
     socket.setTimeout(this.options.stallTimeoutMs, this.onStall);
   }
 
+  /**
+   * Only the listener goes: the timeout itself is the server's again. After a finished response
+   * Node has already set the keep-alive timeout on the socket (clearing it would keep an idle
+   * connection open for ever); after a lost client the socket is gone.
+   */
   private stopStallWatch(response: ServerResponse): void {
-    const socket = response.socket ?? response.req.socket;
-    if (!socket || !(this.options.stallTimeoutMs > 0)) return;
-    socket.off('timeout', this.onStall);
-    socket.setTimeout(0);
+    if (!(this.options.stallTimeoutMs > 0)) return;
+    response.req.socket.off('timeout', this.onStall);
   }
 
   private stopHeartbeat(): void {
