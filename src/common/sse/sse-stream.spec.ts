@@ -262,6 +262,33 @@ describe('SseStream', () => {
     await new Promise((resolve) => keepAlive.close(resolve));
   });
 
+  it('does not let its stall timeout cut off a request pipelined behind it', async () => {
+    const { iterator } = source([{ n: 1 }]);
+    const stream = new SseStream(iterator, { heartbeatMs: 0, stallTimeoutMs: 50 });
+    const pipelined = createServer((request, response) => {
+      if (request.url === '/stream') return stream.writeTo(response);
+      // Longer than the stream's stall timeout, with the connection silent meanwhile.
+      setTimeout(() => response.end('slow answer'), 300);
+    });
+    await new Promise<void>((resolve) => pipelined.listen(0, '127.0.0.1', resolve));
+    const { port } = pipelined.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    socket.write('GET /stream HTTP/1.1\r\nHost: x\r\n\r\nGET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+    let received = '';
+    socket.on('data', (piece) => (received += piece.toString('utf8')));
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    await Promise.race([
+      closed,
+      (async () => {
+        while (!received.includes('slow answer')) await sleep(5);
+      })(),
+    ]);
+    expect(received).toContain(DONE_FRAME);
+    expect(received).toContain('slow answer');
+    socket.destroy();
+    await new Promise((resolve) => pipelined.close(resolve));
+  });
+
   it('turns a failure after the first chunk into one error event, without [DONE]', async () => {
     const onError = jest.fn();
     const failure = new UpstreamError('unavailable', 'socket hang up, raw body: secret');

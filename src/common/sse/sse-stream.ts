@@ -180,13 +180,18 @@ export class SseStream {
   }
 
   /**
-   * Only the listener goes: the timeout itself is the server's again. After a finished response
-   * Node has already set the keep-alive timeout on the socket (clearing it would keep an idle
-   * connection open for ever); after a lost client the socket is gone.
+   * The listener goes, and the timeout with it while it is still ours. After a finished response
+   * Node has usually put its keep-alive timeout on the idle connection already, which must stay
+   * (cleared, the idle connection would stay open for ever; Node clears it itself when the next
+   * request arrives). When it has not, as when a pipelined request waits on the same
+   * connection, the stall timeout must not cut that request off later.
    */
   private stopStallWatch(response: ServerResponse): void {
-    if (!(this.options.stallTimeoutMs > 0)) return;
-    response.req.socket.off('timeout', this.onStall);
+    const stallMs = this.options.stallTimeoutMs;
+    if (!(stallMs > 0)) return;
+    const socket = response.req.socket;
+    socket.off('timeout', this.onStall);
+    if (!socket.destroyed && socket.timeout === stallMs) socket.setTimeout(0);
   }
 
   private stopHeartbeat(): void {
