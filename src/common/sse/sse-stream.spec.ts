@@ -40,6 +40,25 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const OPTIONS: SseStreamOptions = { heartbeatMs: 0, stallTimeoutMs: 0 };
 
+/** A server of its own on loopback, for a test that needs its connection handled its way. */
+async function listen(handler: (request: IncomingMessage, response: ServerResponse) => void) {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    server,
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+/** What has arrived of a response's body so far, as text. */
+function received(response: IncomingMessage): { readonly text: string } {
+  const body = { text: '' };
+  response.setEncoding('utf8');
+  response.on('data', (piece: string) => (body.text += piece));
+  return body;
+}
+
 /**
  * A real HTTP server whose every response is the stream `next()` hands out, and a client that
  * opens one request to it: the stream writes to a real ServerResponse over a real socket.
@@ -52,8 +71,7 @@ class StreamServer {
 
   static async start(): Promise<StreamServer> {
     const streams: SseStream[] = [];
-    const server = createServer((_request, response) => streams.shift()!.writeTo(response));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { server } = await listen((_request, response) => streams.shift()!.writeTo(response));
     return new StreamServer(server, streams);
   }
 
@@ -142,16 +160,16 @@ describe('SseStream', () => {
       yield [{ n: 2 }];
     }
     const response = await server.open(new SseStream(slow(), { ...OPTIONS, heartbeatMs: 5 }));
-    response.setEncoding('utf8');
-    let body = '';
-    response.on('data', (piece: string) => (body += piece));
+    const body = received(response);
     // The source is blocked on the gate, so only heartbeats can come after the first chunk.
-    while (!body.includes(HEARTBEAT_FRAME + HEARTBEAT_FRAME)) await sleep(5);
+    while (!body.text.includes(HEARTBEAT_FRAME + HEARTBEAT_FRAME)) await sleep(5);
     gate.resolve();
     await once(response, 'end');
-    expect(body.startsWith('data: {"n":1}\n\n' + HEARTBEAT_FRAME + HEARTBEAT_FRAME)).toBe(true);
-    expect(body.endsWith('data: {"n":2}\n\n' + DONE_FRAME)).toBe(true);
-    expect(body.split('\n\n').filter((frame) => frame.startsWith('data:'))).toHaveLength(3);
+    expect(body.text.startsWith('data: {"n":1}\n\n' + HEARTBEAT_FRAME + HEARTBEAT_FRAME)).toBe(
+      true,
+    );
+    expect(body.text.endsWith('data: {"n":2}\n\n' + DONE_FRAME)).toBe(true);
+    expect(body.text.split('\n\n').filter((frame) => frame.startsWith('data:'))).toHaveLength(3);
     expect(HEARTBEAT_FRAME).toBe(': keep-alive\n\n');
   });
 
@@ -162,13 +180,11 @@ describe('SseStream', () => {
       yield [{ n: 1 }];
     }
     const response = await server.open(new SseStream(slow(), { ...OPTIONS, heartbeatMs: 5 }));
-    response.setEncoding('utf8');
-    let body = '';
-    response.on('data', (piece: string) => (body += piece));
-    while (!body.includes(HEARTBEAT_FRAME)) await sleep(5);
+    const body = received(response);
+    while (!body.text.includes(HEARTBEAT_FRAME)) await sleep(5);
     gate.resolve();
     await once(response, 'end');
-    expect(body.replaceAll(HEARTBEAT_FRAME, '')).toBe('data: {"n":1}\n\n' + DONE_FRAME);
+    expect(body.text.replaceAll(HEARTBEAT_FRAME, '')).toBe('data: {"n":1}\n\n' + DONE_FRAME);
   });
 
   it('pulls the source only as fast as the client reads, and sends no heartbeat meanwhile', async () => {
@@ -193,15 +209,13 @@ describe('SseStream', () => {
     await sleep(30);
     expect(pulls).toBe(stalledAt);
 
-    let body = '';
-    response.setEncoding('utf8');
-    response.on('data', (piece: string) => (body += piece));
+    const body = received(response);
     response.resume();
     while (pulls < stalledAt + 50) await sleep(5);
     response.destroy();
     await stream.closed;
     // Every 64 KiB frame stands alone: no heartbeat was written into a full buffer.
-    expect(body).not.toContain(HEARTBEAT_FRAME);
+    expect(body.text).not.toContain(HEARTBEAT_FRAME);
   });
 
   it('resumes heartbeats after a heartbeat filled the buffer and it drained', async () => {
@@ -244,11 +258,9 @@ describe('SseStream', () => {
   it("leaves the server's keep-alive timeout on the connection after a finished stream", async () => {
     const { iterator } = source([{ n: 1 }]);
     const stream = new SseStream(iterator, { heartbeatMs: 0, stallTimeoutMs: 60_000 });
-    const keepAlive = createServer((_request, response) => stream.writeTo(response));
-    keepAlive.keepAliveTimeout = 100;
-    await new Promise<void>((resolve) => keepAlive.listen(0, '127.0.0.1', resolve));
-    const { port } = keepAlive.address() as AddressInfo;
-    const socket = connect(port, '127.0.0.1');
+    const keepAlive = await listen((_request, response) => stream.writeTo(response));
+    keepAlive.server.keepAliveTimeout = 100;
+    const socket = connect(keepAlive.port, '127.0.0.1');
     socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n');
     let received = '';
     socket.on('data', (piece) => (received += piece.toString('utf8')));
@@ -259,20 +271,18 @@ describe('SseStream', () => {
     // Node closes an idle keep-alive connection about a second after keepAliveTimeout; with the
     // socket's timeout cleared it would stay open until the client left.
     expect(Date.now() - idleSince).toBeLessThan(3_000);
-    await new Promise((resolve) => keepAlive.close(resolve));
+    await keepAlive.close();
   });
 
   it('does not let its stall timeout cut off a request pipelined behind it', async () => {
     const { iterator } = source([{ n: 1 }]);
     const stream = new SseStream(iterator, { heartbeatMs: 0, stallTimeoutMs: 50 });
-    const pipelined = createServer((request, response) => {
+    const pipelined = await listen((request, response) => {
       if (request.url === '/stream') return stream.writeTo(response);
       // Longer than the stream's stall timeout, with the connection silent meanwhile.
       setTimeout(() => response.end('slow answer'), 300);
     });
-    await new Promise<void>((resolve) => pipelined.listen(0, '127.0.0.1', resolve));
-    const { port } = pipelined.address() as AddressInfo;
-    const socket = connect(port, '127.0.0.1');
+    const socket = connect(pipelined.port, '127.0.0.1');
     socket.write('GET /stream HTTP/1.1\r\nHost: x\r\n\r\nGET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
     let received = '';
     socket.on('data', (piece) => (received += piece.toString('utf8')));
@@ -286,7 +296,7 @@ describe('SseStream', () => {
     expect(received).toContain(DONE_FRAME);
     expect(received).toContain('slow answer');
     socket.destroy();
-    await new Promise((resolve) => pipelined.close(resolve));
+    await pipelined.close();
   });
 
   it('turns a failure after the first chunk into one error event, without [DONE]', async () => {
@@ -359,18 +369,16 @@ describe('SseStream', () => {
     // Started, as the completions service hands its streams out.
     await iterator.next();
     const stream = new SseStream(iterator, OPTIONS);
-    const gone = createServer((_request, response) => {
+    const gone = await listen((_request, response) => {
       response.socket!.destroy();
       setImmediate(() => stream.writeTo(response));
     });
-    await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
-    const { port } = gone.address() as AddressInfo;
-    const sent = request({ host: '127.0.0.1', port, method: 'POST', agent: false });
+    const sent = request({ host: '127.0.0.1', port: gone.port, method: 'POST', agent: false });
     sent.on('error', () => undefined);
     sent.end();
     await stream.closed;
     expect(state.closed).toBe(true);
-    await new Promise((resolve) => gone.close(resolve));
+    await gone.close();
   });
 
   it('closes the source of a response queued behind a pipelined one when the connection goes', async () => {
@@ -378,21 +386,19 @@ describe('SseStream', () => {
     await iterator.next();
     const stream = new SseStream(iterator, OPTIONS);
     let queued = false;
-    const pipelined = createServer((request, response) => {
+    const pipelined = await listen((request, response) => {
       // The first request is never answered, so the second one's response waits without a socket.
       if (request.url === '/first') return;
       queued = response.socket === null;
       stream.writeTo(response);
     });
-    await new Promise<void>((resolve) => pipelined.listen(0, '127.0.0.1', resolve));
-    const { port } = pipelined.address() as AddressInfo;
-    const socket = connect(port, '127.0.0.1');
+    const socket = connect(pipelined.port, '127.0.0.1');
     socket.write('GET /first HTTP/1.1\r\nHost: x\r\n\r\nGET /second HTTP/1.1\r\nHost: x\r\n\r\n');
     while (!queued) await sleep(5);
     socket.destroy();
     await stream.closed;
     expect(state.closed).toBe(true);
-    await new Promise((resolve) => pipelined.close(resolve));
+    await pipelined.close();
   });
 
   it('closes the response once its socket is silent for the stall timeout, which closes the source', async () => {

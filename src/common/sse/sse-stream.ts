@@ -38,10 +38,11 @@ export class SseStream {
   readonly closed: Promise<void>;
   private settleClosed!: () => void;
   private response?: ServerResponse;
-  /** A source.next() is in flight. */
+  /**
+   * A source.next() is in flight. When none is and the source is not over, the last write
+   * filled the response's buffer and the next pull waits for 'drain'.
+   */
   private pulling = false;
-  /** The last write filled the response's buffer: the next pull waits for 'drain'. */
-  private awaitingDrain = false;
   /** The source has nothing more to give (done, failed) or is being closed. */
   private sourceOver = false;
   private corked = false;
@@ -50,13 +51,10 @@ export class SseStream {
   private readonly onStep = (step: IteratorResult<readonly unknown[]>) => this.step(step);
   private readonly onFailure = (error: unknown) => this.fail(error);
   private readonly onDrain = () => {
-    if (this.awaitingDrain) {
-      this.awaitingDrain = false;
-      this.pull();
-    } else if (this.pulling) {
-      // A heartbeat filled the buffer and the next beat found it full: beats resume from here.
-      this.heartbeat?.refresh();
-    }
+    // While pulling, a heartbeat filled the buffer and the next beat found it full: beats resume
+    // from here. Otherwise a batch did, and the source is pulled again (not once it is over).
+    if (this.pulling) this.heartbeat?.refresh();
+    else this.pull();
   };
   private readonly onClose = () => this.close();
   private readonly onStall = () => this.response?.destroy();
@@ -82,7 +80,6 @@ export class SseStream {
     response.once('close', this.onClose);
     // The client may have left while the handler ran: 'close' has been emitted already then.
     if (response.destroyed || response.req.socket.destroyed) return this.close();
-    watchForLostConnection(response, this.onClose);
     response.on('drain', this.onDrain);
     this.disconnectStalledClient(response);
     if (this.options.heartbeatMs > 0) {
@@ -114,7 +111,6 @@ export class SseStream {
     let frames = dataFrame(batch[0]);
     for (let i = 1; i < batch.length; i++) frames += dataFrame(batch[i]);
     if (this.write(frames)) this.pull();
-    else this.awaitingDrain = true;
   }
 
   private fail(error: unknown): void {
@@ -198,17 +194,4 @@ export class SseStream {
     if (this.heartbeat) clearTimeout(this.heartbeat);
     this.heartbeat = undefined;
   }
-}
-
-/**
- * A response queued behind others pipelined on its connection has no socket yet. Node 20 still
- * emits its 'close' when the connection goes (sse-stream.spec.ts), but Nest's onResponseClose
- * notes that Node 22 may not, and the engines field allows 22: the connection's own 'close' is
- * heard for such a response too. A response with its socket hears 'close' itself.
- */
-function watchForLostConnection(response: ServerResponse, onLost: () => void): void {
-  if (response.socket) return;
-  const connection = response.req.socket;
-  connection.once('close', onLost);
-  response.once('close', () => connection.off('close', onLost));
 }
