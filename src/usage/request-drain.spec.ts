@@ -1,9 +1,9 @@
 import { CallHandler, ExecutionContext, Logger } from '@nestjs/common';
 import type { HttpAdapterHost } from '@nestjs/core';
-import { createServer, get, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { get } from 'node:http';
 import { lastValueFrom, Observable, of, Subject } from 'rxjs';
 import { replayFirst } from '../common/async/replay-first';
+import { bodyText, listen, type LoopbackServer } from '../common/http/loopback-server.fixture';
 import { SseStream } from '../common/sse/sse-stream';
 import { RequestDrainInterceptor } from './request-drain.interceptor';
 import { RequestDrain } from './request-drain.service';
@@ -96,13 +96,11 @@ describe('RequestDrain', () => {
     const result = await lastValueFrom(interceptor.intercept(context, handler(of(events))));
     expect(result).toBe(events);
     // The client has left before the stream is written: it closes its source at once.
-    const server = createServer((_request, response) => {
+    const server = await listen((_request, response) => {
       response.socket!.destroy();
       setImmediate(() => events.writeTo(response));
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    get({ host: '127.0.0.1', port, agent: false }).on('error', () => undefined);
+    get({ host: '127.0.0.1', port: server.port, agent: false }).on('error', () => undefined);
     try {
       const draining = drain.drain();
       while (!releaseFinally) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -110,46 +108,39 @@ describe('RequestDrain', () => {
       releaseFinally();
       await expect(settledWithin(draining, 200)).resolves.toBe('drained');
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      await server.close();
     }
   });
 
   describe('with an HTTP server', () => {
-    let server: Server;
+    let loopback: LoopbackServer;
     let respond: (() => void) | undefined;
 
     beforeEach(async () => {
-      server = createServer((_request, response) => {
+      loopback = await listen((_request, response) => {
         response.write('partial ');
         respond = () => response.end('done');
       });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     });
 
-    afterEach(() => {
-      server.closeAllConnections();
-      server.close();
-    });
+    afterEach(() => loopback.close());
 
     it('counts each HTTP exchange, stops listening while draining, and waits for the exchange to end', async () => {
       const drain = new RequestDrain(
-        { httpAdapter: { getHttpServer: () => server } } as unknown as HttpAdapterHost,
+        { httpAdapter: { getHttpServer: () => loopback.server } } as unknown as HttpAdapterHost,
         5_000,
       );
       drain.onApplicationBootstrap();
-      const { port } = server.address() as AddressInfo;
       const body = new Promise<string>((resolve, reject) =>
-        get({ host: '127.0.0.1', port, agent: false }, (response) => {
-          let text = '';
-          response.on('data', (chunk) => (text += chunk));
-          response.on('end', () => resolve(text));
+        get({ host: '127.0.0.1', port: loopback.port, agent: false }, (response) => {
+          bodyText(response).then(resolve, reject);
         }).on('error', reject),
       );
       while (!respond) await new Promise((resolve) => setTimeout(resolve, 5));
       expect(drain.inFlight).toBe(1);
 
       const draining = drain.drain();
-      expect(server.listening).toBe(false);
+      expect(loopback.server.listening).toBe(false);
       await expect(settledWithin(draining, 30)).resolves.toBe('waiting');
       respond();
       await expect(body).resolves.toBe('partial done');

@@ -1,39 +1,26 @@
-import {
-  createServer,
-  request,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { ClientDisconnectedError } from '../errors/client-disconnected.error';
 import { clientConnection, type ClientConnection } from './client-connection';
+import { bodyText, listen, type LoopbackServer } from './loopback-server.fixture';
 
 type Exchange = { request: IncomingMessage; response: ServerResponse };
 
 describe('clientConnection', () => {
-  let server: Server;
-  let port: number;
+  let server: LoopbackServer;
   let exchanges: Array<(exchange: Exchange) => void>;
 
   beforeAll(async () => {
     exchanges = [];
-    server = createServer((req, res) => exchanges.shift()!({ request: req, response: res }));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as AddressInfo).port;
+    server = await listen((req, res) => exchanges.shift()!({ request: req, response: res }));
   });
-  afterAll(() => new Promise((resolve) => server.close(resolve)));
+  afterAll(() => server.close());
 
   /** Sends a request; resolves with the server's side of it. `abort` ends the client's socket. */
   function exchange(): Promise<Exchange & { abort: () => void; answered: Promise<string> }> {
     return new Promise((resolve) => {
-      const client = request({ port, host: '127.0.0.1', method: 'POST', path: '/' });
+      const client = request({ port: server.port, host: '127.0.0.1', method: 'POST', path: '/' });
       const answered = new Promise<string>((done, fail) => {
-        client.on('response', (answer) => {
-          let body = '';
-          answer.on('data', (chunk) => (body += chunk));
-          answer.on('end', () => done(body));
-        });
+        client.on('response', (answer) => bodyText(answer).then(done, fail));
         client.on('error', fail);
       });
       answered.catch(() => undefined);

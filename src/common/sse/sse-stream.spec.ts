@@ -1,15 +1,10 @@
 import { EventEmitter, once } from 'node:events';
-import {
-  createServer,
-  request,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import { request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { connect } from 'node:net';
 import { ClientDisconnectedError } from '../errors/client-disconnected.error';
 import { GatewayException } from '../errors/gateway.exception';
 import { UpstreamError } from '../errors/upstream.error';
+import { bodyText, listen, type LoopbackServer } from '../http/loopback-server.fixture';
 import { DONE_FRAME, HEARTBEAT_FRAME } from './sse-frames';
 import { SseStream, type SseStreamOptions } from './sse-stream';
 
@@ -40,17 +35,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const OPTIONS: SseStreamOptions = { heartbeatMs: 0, stallTimeoutMs: 0 };
 
-/** A server of its own on loopback, for a test that needs its connection handled its way. */
-async function listen(handler: (request: IncomingMessage, response: ServerResponse) => void) {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    server,
-    port: (server.address() as AddressInfo).port,
-    close: () => new Promise((resolve) => server.close(resolve)),
-  };
-}
-
 /** What has arrived of a response's body so far, as text. */
 function received(response: IncomingMessage): { readonly text: string } {
   const body = { text: '' };
@@ -65,20 +49,20 @@ function received(response: IncomingMessage): { readonly text: string } {
  */
 class StreamServer {
   private constructor(
-    private readonly server: Server,
+    private readonly loopback: LoopbackServer,
     private readonly streams: SseStream[],
   ) {}
 
   static async start(): Promise<StreamServer> {
     const streams: SseStream[] = [];
-    const { server } = await listen((_request, response) => streams.shift()!.writeTo(response));
-    return new StreamServer(server, streams);
+    const loopback = await listen((_request, response) => streams.shift()!.writeTo(response));
+    return new StreamServer(loopback, streams);
   }
 
   /** Opens a request answered by `stream`; resolves with the response once its head arrives. */
   async open(stream: SseStream): Promise<IncomingMessage> {
     this.streams.push(stream);
-    const { port } = this.server.address() as AddressInfo;
+    const { port } = this.loopback;
     const sent = request({ host: '127.0.0.1', port, method: 'POST', agent: false });
     // A response the server cuts short fails its request too; the tests look at the response.
     sent.on('error', () => undefined);
@@ -89,16 +73,11 @@ class StreamServer {
 
   /** The whole body of a stream's response, as text. */
   async body(stream: SseStream): Promise<string> {
-    const response = await this.open(stream);
-    response.setEncoding('utf8');
-    let text = '';
-    for await (const piece of response) text += piece;
-    return text;
+    return bodyText(await this.open(stream));
   }
 
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
+  stop(): Promise<void> {
+    return this.loopback.close();
   }
 }
 

@@ -1,9 +1,9 @@
 import { CallHandler, ExecutionContext, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { createServer, get, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { get, type IncomingMessage, type ServerResponse } from 'node:http';
 import { lastValueFrom, of } from 'rxjs';
 import { UpstreamError } from '../errors/upstream.error';
+import { bodyText, listen } from '../http/loopback-server.fixture';
 import { HEARTBEAT_FRAME } from './sse-frames';
 import { SseInterceptor } from './sse.interceptor';
 import { SseStream } from './sse-stream';
@@ -27,23 +27,18 @@ function intercept(
  * interceptor's stream and writes it; resolves with the body the client read.
  */
 async function served(result: unknown, env: Record<string, number>): Promise<string> {
-  const server = createServer(async (_request, response) => {
+  const server = await listen(async (_request, response) => {
     response.setHeader('x-request-id', 'req_test');
     const stream = (await intercept(result, response, env)) as SseStream;
     stream.writeTo(response);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
-    const { port } = server.address() as AddressInfo;
     const response = await new Promise<IncomingMessage>((resolve) =>
-      get({ host: '127.0.0.1', port, agent: false }, resolve),
+      get({ host: '127.0.0.1', port: server.port, agent: false }, resolve),
     );
-    response.setEncoding('utf8');
-    let body = '';
-    for await (const piece of response) body += piece;
-    return body;
+    return await bodyText(response);
   } finally {
-    await new Promise((resolve) => server.close(resolve));
+    await server.close();
   }
 }
 
