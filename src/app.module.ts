@@ -1,7 +1,7 @@
 import { TeamsModule } from './teams/teams.module';
 import { Logger, Module, OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { AdminModule } from './admin/admin.module';
 import { ApiKeyGuard } from './auth/api-key.guard';
@@ -21,7 +21,6 @@ import { KeysModule } from './keys/keys.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { ModelsModule } from './models/models.module';
 import { TracingModule } from './tracing/tracing.module';
-import { RequestDrainInterceptor } from './usage/request-drain.interceptor';
 import { RequestDrain } from './usage/request-drain.service';
 import { UsageModule } from './usage/usage.module';
 import { ThrottlingModule } from './throttling/throttling.module';
@@ -56,10 +55,9 @@ import { ThrottlingModule } from './throttling/throttling.module';
   providers: [
     DemoKeyService,
     // Every global enhancer is registered here, so one file shows what runs on each request:
-    // the virtual-key check (routes opt out with @Public()), the in-flight count a graceful
-    // shutdown waits for, the OpenAI error envelope and body validation.
+    // the virtual-key check (routes opt out with @Public()), the OpenAI error envelope and body
+    // validation.
     { provide: APP_GUARD, useClass: ApiKeyGuard },
-    { provide: APP_INTERCEPTOR, useClass: RequestDrainInterceptor },
     { provide: APP_FILTER, useClass: OpenAiExceptionFilter },
     { provide: APP_PIPE, useClass: GatewayValidationPipe },
   ],

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import type { ConfigService } from '@nestjs/config';
+import type { HttpAdapterHost } from '@nestjs/core';
 import { parseGatewayConfig } from '../config/gateway-config.loader';
 import { GatewayConfigService } from '../config/gateway-config.service';
 import { aVirtualKey } from '../keys/virtual-key.fixture';
@@ -11,6 +12,7 @@ import type {
 } from '../providers/provider-adapter.interface';
 import { ProviderRegistry } from '../providers/provider-registry.service';
 import type { TokenLimitsService } from '../limits/token-limits.service';
+import { RequestDrain } from '../usage/request-drain.service';
 import type { UsageRecorder } from '../usage/usage-recorder.service';
 import { AttemptDeadline } from './attempt-deadline';
 import { CompletionsService } from './completions.service';
@@ -35,6 +37,7 @@ function serviceStreaming(
   parts: UpstreamStreamPart[],
   batches: UpstreamStreamPart[][] = parts.map((part) => [part]),
   logLevel?: string,
+  adapterOverrides: Partial<ProviderAdapter> = {},
 ) {
   const upstream = { closed: false };
   async function* answer() {
@@ -48,6 +51,7 @@ function serviceStreaming(
     provider: 'mock',
     complete: () => Promise.reject(new Error('not used')),
     stream: async () => answer(),
+    ...adapterOverrides,
   };
   const config = new GatewayConfigService(
     parseGatewayConfig({ models: { 'alpha-k3': [{ provider: 'mock' }] } }, {}),
@@ -59,16 +63,19 @@ function serviceStreaming(
     settleInBackground: () => undefined,
   } as unknown as TokenLimitsService;
   const env = { get: (name: string) => (name === 'LOG_LEVEL' ? logLevel : undefined) };
+  // No HTTP server: only the completions' own units of work are counted.
+  const drain = new RequestDrain({ httpAdapter: undefined } as unknown as HttpAdapterHost, 5_000);
   const service = new CompletionsService(
     new DeploymentRouter(config, new ProviderRegistry([adapter]), new DeploymentHealthService()),
     usage,
     tokenLimits,
+    drain,
     env as ConfigService,
   );
   // record() is where the outcome leaves the service (the log line and the usage row).
   const record = jest.spyOn(service as any, 'record');
   if (logLevel === undefined) record.mockImplementation(() => undefined);
-  return { service, upstream, record };
+  return { service, upstream, record, drain };
 }
 
 const context = () => ({
@@ -219,6 +226,91 @@ describe('CompletionsService.stream', () => {
       [[undefined, undefined, 'stop']],
     ]);
     expect(outcome(record)).toMatchObject({ status: 'completed' });
+  });
+});
+
+describe('CompletionsService and the request drain', () => {
+  const parts: UpstreamStreamPart[] = [
+    { type: 'delta', content: 'Hello' },
+    { type: 'delta', content: ' world', finishReason: 'stop' },
+  ];
+  const answered = {
+    content: 'Hello',
+    finishReason: 'stop',
+    usage: { promptTokens: 3, completionTokens: 1 },
+  };
+
+  /** A request context whose outcome, when recorded, notes how much work the drain still held. */
+  const noting = (drain: RequestDrain, held: number[], client = manualClientConnection()) => ({
+    ...context(),
+    client,
+    report: () => void held.push(drain.inFlight),
+  });
+
+  it('holds an answer until its outcome is recorded: answered, failed, or its client gone', async () => {
+    let settle: { resolve: (answer: unknown) => void; reject: (error: Error) => void } | undefined;
+    const complete = () => new Promise((resolve, reject) => (settle = { resolve, reject }));
+    const { service, drain } = serviceStreaming(parts, undefined, 'log', {
+      complete: complete as ProviderAdapter['complete'],
+    });
+    const json = { ...dto, stream: false } as CreateChatCompletionDto;
+    const held: number[] = [];
+    const upstreamCalled = async () => {
+      while (!settle) await new Promise((resolve) => setImmediate(resolve));
+      const called = settle;
+      settle = undefined;
+      return called;
+    };
+
+    const answering = service.complete(json, noting(drain, held));
+    const answer = await upstreamCalled();
+    expect(drain.inFlight).toBe(1);
+    answer.resolve(answered);
+    await answering;
+    expect(held).toEqual([1]);
+    expect(drain.inFlight).toBe(0);
+
+    const failing = service.complete(json, noting(drain, held));
+    (await upstreamCalled()).reject(new Error('upstream gone'));
+    await expect(failing).rejects.toThrow();
+    expect(held).toEqual([1, 1]);
+    expect(drain.inFlight).toBe(0);
+
+    const client = manualClientConnection();
+    const abandoned = service.complete(json, noting(drain, held, client));
+    await upstreamCalled();
+    client.leave();
+    await expect(abandoned).rejects.toThrow();
+    expect(held).toEqual([1, 1, 1]);
+    expect(drain.inFlight).toBe(0);
+  });
+
+  it('holds a stream after it is handed out until its generator has recorded the outcome', async () => {
+    const { service, drain } = serviceStreaming(parts, undefined, 'log');
+    const held: number[] = [];
+    const finished = await service.stream(dto, noting(drain, held));
+    expect(drain.inFlight).toBe(1);
+    for await (const batch of finished) expect(batch.length).toBeGreaterThan(0);
+    expect(held).toEqual([1]);
+    expect(drain.inFlight).toBe(0);
+
+    const left = (await service.stream(dto, noting(drain, held)))[Symbol.asyncIterator]();
+    await left.next();
+    expect(drain.inFlight).toBe(1);
+    await left.return?.();
+    expect(held).toEqual([1, 1]);
+    expect(drain.inFlight).toBe(0);
+  });
+
+  it('lets go of a stream that fails before its first token, and of one refused before routing', async () => {
+    const { service, drain } = serviceStreaming(parts, undefined, undefined, {
+      stream: () => Promise.reject(new Error('connection refused')),
+    });
+    await expect(service.stream(dto, context())).rejects.toThrow();
+    expect(drain.inFlight).toBe(0);
+
+    await expect(service.stream({ ...dto, model: 'no-such-model' }, context())).rejects.toThrow();
+    expect(drain.inFlight).toBe(0);
   });
 });
 

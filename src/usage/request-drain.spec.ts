@@ -1,15 +1,10 @@
-import { CallHandler, ExecutionContext, Logger } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import type { HttpAdapterHost } from '@nestjs/core';
 import { get } from 'node:http';
-import { lastValueFrom, Observable, of, Subject } from 'rxjs';
-import { replayFirst } from '../common/async/replay-first';
 import { bodyText, listen, type LoopbackServer } from '../common/http/loopback-server.fixture';
-import { SseStream } from '../common/sse/sse-stream';
-import { RequestDrainInterceptor } from './request-drain.interceptor';
 import { RequestDrain } from './request-drain.service';
 
 const noServer = { httpAdapter: undefined } as unknown as HttpAdapterHost;
-const context = {} as ExecutionContext;
 
 /** Resolves to 'drained' or, if drain() is still waiting after `ms`, to 'waiting'. */
 function settledWithin(drain: Promise<void>, ms: number): Promise<'drained' | 'waiting'> {
@@ -17,10 +12,6 @@ function settledWithin(drain: Promise<void>, ms: number): Promise<'drained' | 'w
     drain.then(() => 'drained' as const),
     new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), ms)),
   ]);
-}
-
-function handler(result: Observable<unknown>): CallHandler {
-  return { handle: () => result };
 }
 
 describe('RequestDrain', () => {
@@ -52,64 +43,6 @@ describe('RequestDrain', () => {
     expect(errors).toEqual([
       'requests still running after 30 ms (0 response(s) open); their usage may be lost',
     ]);
-  });
-
-  it('the interceptor holds the drain until a handler settles, even one whose client already left', async () => {
-    const drain = new RequestDrain(noServer, 5_000);
-    const interceptor = new RequestDrainInterceptor(drain);
-    const result = new Subject<unknown>();
-    const answered = lastValueFrom(interceptor.intercept(context, handler(result)));
-    expect(drain.inFlight).toBe(1);
-    const draining = drain.drain();
-    await expect(settledWithin(draining, 30)).resolves.toBe('waiting');
-    result.next({ ok: true });
-    result.complete();
-    await answered;
-    await expect(settledWithin(draining, 50)).resolves.toBe('drained');
-
-    const failing = new Subject<unknown>();
-    const failed = lastValueFrom(interceptor.intercept(context, handler(failing)));
-    failing.error(new Error('upstream gone'));
-    await expect(failed).rejects.toThrow('upstream gone');
-    expect(drain.inFlight).toBe(0);
-  });
-
-  it('the interceptor holds the drain until an event stream has closed, i.e. its generator finished', async () => {
-    const drain = new RequestDrain(noServer, 5_000);
-    const interceptor = new RequestDrainInterceptor(drain);
-    let releaseFinally: (() => void) | undefined;
-    async function* body() {
-      try {
-        yield [{ n: 1 }];
-        yield [{ n: 2 }];
-      } finally {
-        // Where a stream records its usage: after the client left, possibly slowly.
-        await new Promise<void>((resolve) => (releaseFinally = resolve));
-      }
-    }
-    // Started, as the completions service hands its streams out (replayFirst).
-    const generator = body();
-    const events = new SseStream(replayFirst(await generator.next(), generator), {
-      heartbeatMs: 0,
-      stallTimeoutMs: 0,
-    });
-    const result = await lastValueFrom(interceptor.intercept(context, handler(of(events))));
-    expect(result).toBe(events);
-    // The client has left before the stream is written: it closes its source at once.
-    const server = await listen((_request, response) => {
-      response.socket!.destroy();
-      setImmediate(() => events.writeTo(response));
-    });
-    get({ host: '127.0.0.1', port: server.port, agent: false }).on('error', () => undefined);
-    try {
-      const draining = drain.drain();
-      while (!releaseFinally) await new Promise((resolve) => setTimeout(resolve, 5));
-      await expect(settledWithin(draining, 30)).resolves.toBe('waiting');
-      releaseFinally();
-      await expect(settledWithin(draining, 200)).resolves.toBe('drained');
-    } finally {
-      await server.close();
-    }
   });
 
   describe('with an HTTP server', () => {
