@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { CompletionOutcome } from './completion-outcome';
-import { UsageRecorder, UsageRecorderOptions } from './usage-recorder.service';
+import { toUsageRow, UsageRecorder, UsageRecorderOptions } from './usage-recorder.service';
 import type { UsageRepository } from './usage.repository';
 import type { UsageRow } from './usage.types';
 
@@ -214,5 +214,21 @@ describe('UsageRecorder', () => {
     await usage.beforeApplicationShutdown();
     expect(repository.written).toHaveLength(7);
     expect(usage.pending).toBe(0);
+  });
+});
+
+describe('toUsageRow', () => {
+  it('gives each row a UUIDv7 id, unique and in the order the rows were made, also within one millisecond', () => {
+    const rows = Array.from({ length: 1_000 }, (_, index) => toUsageRow(outcome(`r${index}`)));
+    const ids = rows.map((row) => row.id);
+    for (const id of ids)
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    // The index on (id, created_at) then takes each batch at its right edge.
+    expect([...ids].sort()).toEqual(ids);
+    // The id's first 48 bits are the row's time in milliseconds.
+    const first = rows[0];
+    const idTime = parseInt(first.id.replace(/-/g, '').slice(0, 12), 16);
+    expect(Math.abs(idTime - first.createdAt.getTime())).toBeLessThanOrEqual(1);
   });
 });

@@ -5,7 +5,7 @@ import {
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
+import { v7 as timeOrderedUuid } from 'uuid';
 import { LogThrottle } from '../common/logging/log-throttle';
 import type { CompletionOutcome } from './completion-outcome';
 import { UsageRepository } from './usage.repository';
@@ -153,9 +153,17 @@ export class UsageRecorder implements OnApplicationBootstrap, BeforeApplicationS
   }
 }
 
+/**
+ * `id` is a UUIDv7 (RFC 9562: the time in milliseconds first, then random bits), so the primary
+ * key (id, created_at) grows at its right edge like the table does. With random (v4) ids every
+ * insert lands on a random leaf of that index, and after each checkpoint the first change to a
+ * page writes the whole page to the WAL: measured on a 100-row batch into a table of a few
+ * million rows, 77 full-page images and 506 kB of WAL against none and 51 kB, and 1.19 against
+ * 0.83 ms of Postgres's time (docs/performance.md, "Twentieth pass").
+ */
 export function toUsageRow(outcome: CompletionOutcome, now = new Date()): UsageRow {
   return {
-    id: randomUUID(),
+    id: timeOrderedUuid(),
     createdAt: now,
     requestId: outcome.requestId,
     keyId: outcome.keyId,
