@@ -302,6 +302,17 @@ describe('CompletionsService and the request drain', () => {
     expect(drain.inFlight).toBe(0);
   });
 
+  it('lets go of a stream whose outcome could not be recorded', async () => {
+    const { service, record, drain } = serviceStreaming(parts);
+    record.mockImplementation(() => {
+      throw new Error('recording failed');
+    });
+    const stream = (await service.stream(dto, context()))[Symbol.asyncIterator]();
+    await stream.next();
+    await expect(stream.return!()).rejects.toThrow('recording failed');
+    expect(drain.inFlight).toBe(0);
+  });
+
   it('lets go of a stream that fails before its first token, and of one refused before routing', async () => {
     const { service, drain } = serviceStreaming(parts, undefined, undefined, {
       stream: () => Promise.reject(new Error('connection refused')),

@@ -343,34 +343,38 @@ export class CompletionsService {
       throw error;
     } finally {
       // Runs on completion, failure and early return (client gone): the deadlines are disarmed,
-      // the upstream is closed and what was already streamed is still counted.
-      deadline.dispose();
-      await iterator.return?.().catch(() => undefined);
-      streamClosed?.();
-      const settled = usage ?? this.estimateUsage(dto, streamedChars);
-      const cost = costAt(settled, deployment);
-      this.tokenLimits.settleInBackground(reservation, settled, cost);
-      if (status === 'completed')
-        this.record(progress, { deployment, status, httpStatus: 200, usage: settled, cost });
-      // After the first chunk the client got 200 and an error event: the row says so, and
-      // keeps what went wrong in error_code rather than claiming a 502 nobody received.
-      else if (status === 'failed')
-        this.recordFailure(progress, {
-          deployment,
-          error: failure,
-          usage: settled,
-          sentStatus: yielded ? 200 : undefined,
-        });
-      else
-        this.record(progress, {
-          deployment,
-          status: 'aborted',
-          httpStatus: 499,
-          usage: settled,
-          cost,
-          errorCode: 'client_disconnected',
-        });
-      workDone();
+      // the upstream is closed and what was already streamed is still counted. The unit of work
+      // ends even if one of these throws, or a graceful shutdown would wait out its timeout.
+      try {
+        deadline.dispose();
+        await iterator.return?.().catch(() => undefined);
+        streamClosed?.();
+        const settled = usage ?? this.estimateUsage(dto, streamedChars);
+        const cost = costAt(settled, deployment);
+        this.tokenLimits.settleInBackground(reservation, settled, cost);
+        if (status === 'completed')
+          this.record(progress, { deployment, status, httpStatus: 200, usage: settled, cost });
+        // After the first chunk the client got 200 and an error event: the row says so, and
+        // keeps what went wrong in error_code rather than claiming a 502 nobody received.
+        else if (status === 'failed')
+          this.recordFailure(progress, {
+            deployment,
+            error: failure,
+            usage: settled,
+            sentStatus: yielded ? 200 : undefined,
+          });
+        else
+          this.record(progress, {
+            deployment,
+            status: 'aborted',
+            httpStatus: 499,
+            usage: settled,
+            cost,
+            errorCode: 'client_disconnected',
+          });
+      } finally {
+        workDone();
+      }
     }
   }
 

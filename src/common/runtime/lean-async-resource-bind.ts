@@ -9,7 +9,7 @@ type Bind = typeof AsyncResource.bind;
  * (@nestjs/core's InterceptorsConsumer), so that an AsyncLocalStorage context set before the
  * chain is still seen by the handler. On Node 20 to 24 each bind also defines the accessor that
  * DEP0172 deprecates, with two `deprecate()` wrappers whose prototype is reset: about 5.5 us per
- * bind against 0.1 us for the bind itself, three binds per chat completion (two interceptors).
+ * bind against 0.1 us for the bind itself, two binds per chat completion (one interceptor).
  * Measured in docs/performance.md, "Sixth pass".
  *
  * What is left is what raw-body and on-finished ship as their own backport of the method, and

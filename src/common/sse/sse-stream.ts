@@ -30,8 +30,8 @@ export interface SseStreamOptions {
  * pull still waits on the source and the client is reading, a heartbeat frame goes out.
  *
  * When the client leaves early the source is closed (return()), and `closed` settles only after
- * that has finished: whoever waits for it, such as the shutdown drain, knows the stream has
- * settled its tokens and recorded its usage.
+ * that has finished, the source's own `finally` included. (The shutdown drain no longer waits on
+ * it: the completions service's generator ends its unit of work in that `finally`.)
  */
 export class SseStream {
   /** Settles once the source is over: ended, failed, or closed after the client left. */
