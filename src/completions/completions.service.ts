@@ -114,77 +114,84 @@ export class CompletionsService {
     dto: CreateChatCompletionDto,
     context: CompletionContext,
   ): Promise<ChatCompletion> {
-    const started = performance.now();
-    const progress = this.begin(dto, context, started);
     // Held until the outcome is recorded, also after the client has left: a graceful shutdown
     // waits for it before the final usage flush.
     const workDone = this.drain.begin();
     try {
-      // A refused reservation (429) is a rejection like the rate limiter's, not a usage record.
-      const { deployments, reservation } = await this.admit(dto, context, progress);
-      let attempted: DeploymentConfig | null = null;
-      try {
-        const { result, deployment } = await this.router.withFailover(
-          deployments,
-          context.client,
-          async (adapter, candidate) => {
-            attempted = candidate;
-            const endAttempt = this.attemptStarting(progress, candidate);
-            // timeout_ms bounds the whole answer, counted from the request's arrival (queueing included).
-            const deadline = new AttemptDeadline(context.client, started);
-            deadline.arm(candidate.timeoutMs, 'complete answer');
-            try {
-              const answer = await deadline.race(
-                adapter.complete(this.upstreamRequest(dto, context, candidate, deadline.signal)),
-              );
-              endAttempt();
-              return answer;
-            } catch (error) {
-              endAttempt(error);
-              throw error;
-            } finally {
-              deadline.dispose();
-            }
-          },
-          { acceptedAt: started, setHeaders: context.setHeaders },
-        );
-        const cost = costAt(result.usage, deployment);
-        const outcome = this.record(progress, {
-          deployment,
-          status: 'completed',
-          httpStatus: 200,
-          usage: result.usage,
-          cost,
-        });
-        // Known before the body leaves, unlike a stream's (docs/spend.md).
-        if (outcome.cost) context.setHeaders({ 'x-gateway-cost-usd': outcome.cost.usd });
-        this.tokenLimits.settleInBackground(reservation, result.usage, cost);
-        return {
-          id: newCompletionId(),
-          object: 'chat.completion',
-          created: unixSeconds(),
-          model: dto.model,
-          // Every choice the provider gave (n > 1), each with its logprobs when asked for.
-          choices: [result, ...(result.moreChoices ?? [])].map((choice, index) => ({
-            index,
-            message: {
-              role: 'assistant',
-              content: choice.content,
-              ...(choice.toolCalls ? { tool_calls: choice.toolCalls } : {}),
-            },
-            finish_reason: choice.finishReason,
-            logprobs: choice.logprobs ?? null,
-          })),
-          usage: toWireUsage(result.usage),
-        };
-      } catch (error) {
-        // Nothing reached the client, so nothing is charged.
-        this.tokenLimits.settleInBackground(reservation, NO_USAGE);
-        this.recordFailure(progress, { deployment: attempted, error, usage: NO_USAGE });
-        throw error;
-      }
+      return await this.answer(dto, context);
     } finally {
       workDone();
+    }
+  }
+
+  private async answer(
+    dto: CreateChatCompletionDto,
+    context: CompletionContext,
+  ): Promise<ChatCompletion> {
+    const started = performance.now();
+    const progress = this.begin(dto, context, started);
+    // A refused reservation (429) is a rejection like the rate limiter's, not a usage record.
+    const { deployments, reservation } = await this.admit(dto, context, progress);
+    let attempted: DeploymentConfig | null = null;
+    try {
+      const { result, deployment } = await this.router.withFailover(
+        deployments,
+        context.client,
+        async (adapter, candidate) => {
+          attempted = candidate;
+          const endAttempt = this.attemptStarting(progress, candidate);
+          // timeout_ms bounds the whole answer, counted from the request's arrival (queueing included).
+          const deadline = new AttemptDeadline(context.client, started);
+          deadline.arm(candidate.timeoutMs, 'complete answer');
+          try {
+            const answer = await deadline.race(
+              adapter.complete(this.upstreamRequest(dto, context, candidate, deadline.signal)),
+            );
+            endAttempt();
+            return answer;
+          } catch (error) {
+            endAttempt(error);
+            throw error;
+          } finally {
+            deadline.dispose();
+          }
+        },
+        { acceptedAt: started, setHeaders: context.setHeaders },
+      );
+      const cost = costAt(result.usage, deployment);
+      const outcome = this.record(progress, {
+        deployment,
+        status: 'completed',
+        httpStatus: 200,
+        usage: result.usage,
+        cost,
+      });
+      // Known before the body leaves, unlike a stream's (docs/spend.md).
+      if (outcome.cost) context.setHeaders({ 'x-gateway-cost-usd': outcome.cost.usd });
+      this.tokenLimits.settleInBackground(reservation, result.usage, cost);
+      return {
+        id: newCompletionId(),
+        object: 'chat.completion',
+        created: unixSeconds(),
+        model: dto.model,
+        // Every choice the provider gave (n > 1), each with its logprobs when asked for.
+        choices: [result, ...(result.moreChoices ?? [])].map((choice, index) => ({
+          index,
+          message: {
+            role: 'assistant',
+            content: choice.content,
+            ...(choice.toolCalls ? { tool_calls: choice.toolCalls } : {}),
+          },
+          finish_reason: choice.finishReason,
+          logprobs: choice.logprobs ?? null,
+        })),
+        usage: toWireUsage(result.usage),
+      };
+    } catch (error) {
+      // Nothing reached the client, so nothing is charged.
+      this.tokenLimits.settleInBackground(reservation, NO_USAGE);
+      this.recordFailure(progress, { deployment: attempted, error, usage: NO_USAGE });
+      throw error;
     }
   }
 
@@ -198,66 +205,73 @@ export class CompletionsService {
     dto: CreateChatCompletionDto,
     context: CompletionContext,
   ): Promise<AsyncIterable<ChatCompletionChunk[]>> {
+    // As complete()'s, held until the stream's outcome is recorded, after its last event: once
+    // the stream is handed out, its generator ends the unit; until then, a failure here does.
+    const workDone = this.drain.begin();
+    try {
+      return await this.openStream(dto, context, workDone);
+    } catch (error) {
+      workDone();
+      throw error;
+    }
+  }
+
+  private async openStream(
+    dto: CreateChatCompletionDto,
+    context: CompletionContext,
+    workDone: () => void,
+  ): Promise<AsyncIterable<ChatCompletionChunk[]>> {
     const started = performance.now();
     const progress = this.begin(dto, context, started);
-    // As complete()'s, held until the stream's outcome is recorded, after its last event.
-    const workDone = this.drain.begin();
-    let handedOver = false;
+    const { deployments, reservation } = await this.admit(dto, context, progress);
+    let attempted: DeploymentConfig | null = null;
+    let opened: { result: PeekedStream; deployment: DeploymentConfig };
     try {
-      const { deployments, reservation } = await this.admit(dto, context, progress);
-      let attempted: DeploymentConfig | null = null;
-      let opened: { result: PeekedStream; deployment: DeploymentConfig };
-      try {
-        opened = await this.router.withFailover(
-          deployments,
-          context.client,
-          async (adapter, candidate) => {
-            attempted = candidate;
-            const endAttempt = this.attemptStarting(progress, candidate);
-            // Both deadlines count from the request's arrival, so a wait for a concurrency slot or a
-            // failed earlier deployment is included. The body timeout restarts on every byte, and SSE
-            // comments are bytes: the first token needs a deadline of its own, which cancels this
-            // attempt only; the stream as a whole is cut at STREAM_MAX_DURATION_MS.
-            const deadline = new AttemptDeadline(context.client, started);
-            deadline.arm(this.streamMaxDurationMs, 'end of stream (STREAM_MAX_DURATION_MS)');
-            const disarmFirstToken = deadline.arm(candidate.firstTokenTimeoutMs, 'first token');
-            let iterator: PartIterator | undefined;
-            try {
-              const request = this.upstreamRequest(dto, context, candidate, deadline.signal);
-              iterator = (await deadline.race(adapter.stream(request)))[Symbol.asyncIterator]();
-              const first = await deadline.race(iterator.next());
-              disarmFirstToken();
-              // The attempt's span ends at the first token: what follows belongs to the request's.
-              endAttempt();
-              return { iterator, first, deadline };
-            } catch (error) {
-              endAttempt(error);
-              // Disarmed first, and the attempt's own error kept whatever closing the stream says:
-              // a rejected return() used to leave the deadlines armed and the client listened to.
-              deadline.dispose();
-              await iterator?.return?.()?.catch(() => undefined);
-              throw error;
-            }
-          },
-          { acceptedAt: started, setHeaders: context.setHeaders },
-        );
-      } catch (error) {
-        this.tokenLimits.settleInBackground(reservation, NO_USAGE);
-        this.recordFailure(progress, { deployment: attempted, error, usage: NO_USAGE });
-        throw error;
-      }
-      const { result, deployment } = opened;
-      this.metrics?.firstTokenAfter(dto.model, deployment.name, performance.now() - started);
-      // Started here, not by the SSE writer: from now on only the generator's finally closes the
-      // upstream, records the outcome and ends the unit of work, and it must run even if the
-      // client is already gone.
-      const chunks = this.chunks(progress, deployment, result, reservation, workDone);
-      const firstBatch = await chunks.next();
-      handedOver = true;
-      return replayFirst(firstBatch, chunks);
-    } finally {
-      if (!handedOver) workDone();
+      opened = await this.router.withFailover(
+        deployments,
+        context.client,
+        async (adapter, candidate) => {
+          attempted = candidate;
+          const endAttempt = this.attemptStarting(progress, candidate);
+          // Both deadlines count from the request's arrival, so a wait for a concurrency slot or a
+          // failed earlier deployment is included. The body timeout restarts on every byte, and SSE
+          // comments are bytes: the first token needs a deadline of its own, which cancels this
+          // attempt only; the stream as a whole is cut at STREAM_MAX_DURATION_MS.
+          const deadline = new AttemptDeadline(context.client, started);
+          deadline.arm(this.streamMaxDurationMs, 'end of stream (STREAM_MAX_DURATION_MS)');
+          const disarmFirstToken = deadline.arm(candidate.firstTokenTimeoutMs, 'first token');
+          let iterator: PartIterator | undefined;
+          try {
+            const request = this.upstreamRequest(dto, context, candidate, deadline.signal);
+            iterator = (await deadline.race(adapter.stream(request)))[Symbol.asyncIterator]();
+            const first = await deadline.race(iterator.next());
+            disarmFirstToken();
+            // The attempt's span ends at the first token: what follows belongs to the request's.
+            endAttempt();
+            return { iterator, first, deadline };
+          } catch (error) {
+            endAttempt(error);
+            // Disarmed first, and the attempt's own error kept whatever closing the stream says:
+            // a rejected return() used to leave the deadlines armed and the client listened to.
+            deadline.dispose();
+            await iterator?.return?.()?.catch(() => undefined);
+            throw error;
+          }
+        },
+        { acceptedAt: started, setHeaders: context.setHeaders },
+      );
+    } catch (error) {
+      this.tokenLimits.settleInBackground(reservation, NO_USAGE);
+      this.recordFailure(progress, { deployment: attempted, error, usage: NO_USAGE });
+      throw error;
     }
+    const { result, deployment } = opened;
+    this.metrics?.firstTokenAfter(dto.model, deployment.name, performance.now() - started);
+    // Started here, not by the SSE writer: from now on only the generator's finally closes the
+    // upstream, records the outcome and ends the unit of work, and it must run even if the
+    // client is already gone.
+    const chunks = this.chunks(progress, deployment, result, reservation, workDone);
+    return replayFirst(await chunks.next(), chunks);
   }
 
   private async *chunks(
