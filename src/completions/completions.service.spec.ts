@@ -12,6 +12,7 @@ import type {
 } from '../providers/provider-adapter.interface';
 import { ProviderRegistry } from '../providers/provider-registry.service';
 import type { TokenLimitsService } from '../limits/token-limits.service';
+import { MetricsService } from '../metrics/metrics.service';
 import { RequestDrain } from '../usage/request-drain.service';
 import type { UsageRecorder } from '../usage/usage-recorder.service';
 import { AttemptDeadline } from './attempt-deadline';
@@ -38,6 +39,7 @@ function serviceStreaming(
   batches: UpstreamStreamPart[][] = parts.map((part) => [part]),
   logLevel?: string,
   adapterOverrides: Partial<ProviderAdapter> = {},
+  metricsOf?: (config: GatewayConfigService) => MetricsService,
 ) {
   const upstream = { closed: false };
   async function* answer() {
@@ -58,9 +60,10 @@ function serviceStreaming(
   );
   const usage = { record: jest.fn() } as unknown as UsageRecorder;
   // Limits are not what these tests are about: every reservation is granted and settles silently.
+  const settleInBackground = jest.fn();
   const tokenLimits = {
     reserve: async () => ({}),
-    settleInBackground: () => undefined,
+    settleInBackground,
   } as unknown as TokenLimitsService;
   const env = { get: (name: string) => (name === 'LOG_LEVEL' ? logLevel : undefined) };
   // No HTTP server: only the completions' own units of work are counted.
@@ -71,11 +74,12 @@ function serviceStreaming(
     tokenLimits,
     drain,
     env as ConfigService,
+    metricsOf?.(config),
   );
   // record() is where the outcome leaves the service (the log line and the usage row).
   const record = jest.spyOn(service as any, 'record');
   if (logLevel === undefined) record.mockImplementation(() => undefined);
-  return { service, upstream, record, drain };
+  return { service, upstream, record, drain, settleInBackground };
 }
 
 const context = () => ({
@@ -109,6 +113,35 @@ describe('CompletionsService.stream', () => {
     expect(upstream.closed).toBe(true);
     expect(outcome(record)).toMatchObject({ status: 'aborted', httpStatus: 499 });
   });
+
+  it.each(['firstTokenAfter', 'streamOpened'] as const)(
+    'closes the upstream, settles and records the failure when metrics.%s throws once the upstream is open',
+    async (method) => {
+      const { service, upstream, record, settleInBackground } = serviceStreaming(
+        [{ type: 'delta', content: 'Hello', finishReason: 'stop' }],
+        undefined,
+        undefined,
+        {},
+        (config) => {
+          const metrics = new MetricsService(config);
+          jest.spyOn(metrics, method).mockImplementation(() => {
+            throw new Error('metrics broke');
+          });
+          return metrics;
+        },
+      );
+      const recordFailure = jest
+        .spyOn(service as any, 'recordFailure')
+        .mockImplementation(() => undefined);
+
+      await expect(service.stream(dto, context())).rejects.toThrow('metrics broke');
+
+      expect(upstream.closed).toBe(true);
+      expect(settleInBackground).toHaveBeenCalledTimes(1);
+      expect(recordFailure).toHaveBeenCalledTimes(1);
+      expect(record).not.toHaveBeenCalled();
+    },
+  );
 
   it('still hands out the first chunk it read to start the stream', async () => {
     const { service, record } = serviceStreaming([

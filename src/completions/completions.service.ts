@@ -266,7 +266,6 @@ export class CompletionsService {
       throw error;
     }
     const { result, deployment } = opened;
-    this.metrics?.firstTokenAfter(dto.model, deployment.name, performance.now() - started);
     // Started here, not by the SSE writer: from now on only the generator's finally closes the
     // upstream, records the outcome and ends the unit of work, and it must run even if the
     // client is already gone.
@@ -282,7 +281,7 @@ export class CompletionsService {
     workDone: () => void,
   ): AsyncGenerator<ChatCompletionChunk[]> {
     const { dto, context } = progress;
-    const streamClosed = this.metrics?.streamOpened(dto.model);
+    let streamClosed: (() => void) | undefined;
     const id = newCompletionId();
     const created = unixSeconds();
     const chunk = (
@@ -309,6 +308,14 @@ export class CompletionsService {
     let status: OutcomeStatus = 'aborted';
     let failure: unknown;
     try {
+      // Inside the try, as everything after the upstream opened: whatever throws here still
+      // closes the upstream, settles the reservation and records the outcome.
+      this.metrics?.firstTokenAfter(
+        dto.model,
+        deployment.name,
+        performance.now() - progress.started,
+      );
+      streamClosed = this.metrics?.streamOpened(dto.model);
       for (let step = first; !step.done; step = await iterator.next()) {
         const batch: ChatCompletionChunk[] = [];
         for (const part of step.value) {
