@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import { type INestApplication, VersioningType } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Express } from 'express';
 import { PinoLogger } from 'nestjs-pino';
@@ -8,6 +8,7 @@ import { installClientErrorHandlers } from './common/http/client-error.handler';
 import { jsonBodyMiddleware } from './common/http/json-body.middleware';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
 import { requestLogMiddleware } from './common/logging/request-log.middleware';
+import { responseModeOf } from './completions/response-mode';
 import { DemoKeyService } from './keys/demo-key.service';
 import { rejectedRequestsMiddleware } from './metrics/metrics.middleware';
 import { MetricsService } from './metrics/metrics.service';
@@ -33,6 +34,9 @@ export function configureApp(app: INestApplication): INestApplication {
   http.post('/v1/chat/completions', rejectedRequestsMiddleware(app.get(MetricsService)));
   app.use('/v1', jsonBodyMiddleware(COMPLETIONS_BODY_LIMIT));
   app.use('/admin', jsonBodyMiddleware(ADMIN_BODY_LIMIT));
+  // The chat completion's two handlers, JSON and stream, chosen per request (response-mode.ts).
+  // Before app.init(), which maps the routes; no other route has a version.
+  app.enableVersioning({ type: VersioningType.CUSTOM, extractor: responseModeOf });
   // Not SIGHUP: it reloads GATEWAY_CONFIG (config/config-reload.signal.ts) instead of stopping.
   // process.exit(0) once stopped, not the signal raised again: an exit writes the log lines still
   // buffered (common/logging/batched-stdout.ts), a death by signal would drop them.

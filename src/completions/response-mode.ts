@@ -1,0 +1,25 @@
+import type { Request } from 'express';
+
+/**
+ * The two handlers of `POST /v1/chat/completions`, one per response mode: Nest picks one per
+ * request through custom versioning, its router's way of choosing among the handlers of one path
+ * by any property of the request (`VersioningType.CUSTOM`, configured in app.setup.ts). Only the
+ * streaming handler carries the SSE interceptor. A route with any interceptor runs every request
+ * through Nest's interceptor chain (rxjs `defer`, `mergeAll`, `switchMap`, then `lastValueFrom`
+ * on the result); with one handler for both modes a JSON answer paid for it too, about a sixth of
+ * its CPU (docs/performance.md, "Twenty-first pass").
+ */
+export const ResponseMode = { json: 'json', stream: 'stream' } as const;
+
+/**
+ * `stream: true` streams; anything else is answered as JSON by the handler whose body pipe
+ * refuses a `stream` that is not a boolean, as it did with one handler. Runs after the body is
+ * parsed (app.setup.ts registers the parser before Nest's routes). `unknown`, as Nest's
+ * VersioningOptions types its extractor's argument; Express passes its Request.
+ */
+export function responseModeOf(request: unknown): string {
+  const body: unknown = (request as Request).body;
+  return typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true
+    ? ResponseMode.stream
+    : ResponseMode.json;
+}
