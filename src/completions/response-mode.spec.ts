@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Request } from 'express';
 import { ResponseMode, responseModeOf } from './response-mode';
 
@@ -18,5 +20,19 @@ describe('responseModeOf', () => {
     ['no body', undefined],
   ])('picks the JSON handler for %s', (_case, body) => {
     expect(responseModeOf(withBody(body))).toBe(ResponseMode.json);
+  });
+});
+
+describe('custom versioning', () => {
+  // responseModeOf is the app's only version extractor (app.setup.ts): a route that declared a
+  // version of its own would be routed by the body's `stream` flag. Real API versions need the
+  // split to move to another mechanism first (docs/development.md).
+  it('is used by the chat completion alone: no other controller declares a version', () => {
+    const src = join(__dirname, '..');
+    const versioned = readdirSync(src, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.controller.ts'))
+      .filter((file) => /@Version\(|VERSION_NEUTRAL/.test(readFileSync(join(src, file), 'utf8')));
+
+    expect(versioned).toEqual([join('completions', 'completions.controller.ts')]);
   });
 });
