@@ -16,7 +16,8 @@ import { collectStartupGarbage } from './common/runtime/startup-garbage';
 import { EnvironmentVariables, logLevelsFrom } from './config/env.validation';
 
 export async function bootstrap(env: EnvironmentVariables): Promise<void> {
-  // Nest's interceptors bind two functions per chat completion; Node 20's bind is the costly kind.
+  // Nest's interceptor chain binds two functions per streamed chat completion; Node 20's bind is
+  // the costly kind.
   installLeanAsyncResourceBind();
   const logger = new StartupLogger({ logLevels: logLevelsFrom(env.LOG_LEVEL) });
   const app = await NestFactory.create<NestExpressApplication>(

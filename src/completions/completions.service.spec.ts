@@ -30,16 +30,27 @@ const dto = {
   stream: true,
 } as CreateChatCompletionDto;
 
+interface ServiceOptions {
+  /** The upstream's reads; one part per read when not given. */
+  batches?: UpstreamStreamPart[][];
+  /** LOG_LEVEL; when not given, record() is stubbed out. */
+  logLevel?: string;
+  adapter?: Partial<ProviderAdapter>;
+  metricsOf?: (config: GatewayConfigService) => MetricsService;
+}
+
 /**
  * A service whose only deployment streams `parts`, one per batch unless `batches` are given;
  * `upstream.closed` tells whether it was closed.
  */
 function serviceStreaming(
   parts: UpstreamStreamPart[],
-  batches: UpstreamStreamPart[][] = parts.map((part) => [part]),
-  logLevel?: string,
-  adapterOverrides: Partial<ProviderAdapter> = {},
-  metricsOf?: (config: GatewayConfigService) => MetricsService,
+  {
+    batches = parts.map((part) => [part]),
+    logLevel,
+    adapter: adapterOverrides = {},
+    metricsOf,
+  }: ServiceOptions = {},
 ) {
   const upstream = { closed: false };
   async function* answer() {
@@ -119,15 +130,14 @@ describe('CompletionsService.stream', () => {
     async (method) => {
       const { service, upstream, record, settleInBackground } = serviceStreaming(
         [{ type: 'delta', content: 'Hello', finishReason: 'stop' }],
-        undefined,
-        undefined,
-        {},
-        (config) => {
-          const metrics = new MetricsService(config);
-          jest.spyOn(metrics, method).mockImplementation(() => {
-            throw new Error('metrics broke');
-          });
-          return metrics;
+        {
+          metricsOf: (config) => {
+            const metrics = new MetricsService(config);
+            jest.spyOn(metrics, method).mockImplementation(() => {
+              throw new Error('metrics broke');
+            });
+            return metrics;
+          },
         },
       );
       const recordFailure = jest
@@ -230,9 +240,8 @@ describe('CompletionsService.stream', () => {
   });
 
   it('hands out the chunks of one upstream batch together, in order, usage parts left out', async () => {
-    const { service, record } = serviceStreaming(
-      [],
-      [
+    const { service, record } = serviceStreaming([], {
+      batches: [
         [
           { type: 'delta', content: 'Hel' },
           { type: 'delta', content: 'lo' },
@@ -241,7 +250,7 @@ describe('CompletionsService.stream', () => {
         [{ type: 'usage', usage: { promptTokens: 3, completionTokens: 2 } }],
         [{ type: 'delta', finishReason: 'stop' }],
       ],
-    );
+    });
     const batches: Array<Array<[string | undefined, string | undefined, string | null]>> = [];
     for await (const batch of await service.stream(dto, context()))
       batches.push(
@@ -283,8 +292,9 @@ describe('CompletionsService and the request drain', () => {
   it('holds an answer until its outcome is recorded: answered, failed, or its client gone', async () => {
     let settle: { resolve: (answer: unknown) => void; reject: (error: Error) => void } | undefined;
     const complete = () => new Promise((resolve, reject) => (settle = { resolve, reject }));
-    const { service, drain } = serviceStreaming(parts, undefined, 'log', {
-      complete: complete as ProviderAdapter['complete'],
+    const { service, drain } = serviceStreaming(parts, {
+      logLevel: 'log',
+      adapter: { complete: complete as ProviderAdapter['complete'] },
     });
     const json = { ...dto, stream: false } as CreateChatCompletionDto;
     const held: number[] = [];
@@ -319,7 +329,7 @@ describe('CompletionsService and the request drain', () => {
   });
 
   it('holds a stream after it is handed out until its generator has recorded the outcome', async () => {
-    const { service, drain } = serviceStreaming(parts, undefined, 'log');
+    const { service, drain } = serviceStreaming(parts, { logLevel: 'log' });
     const held: number[] = [];
     const finished = await service.stream(dto, noting(drain, held));
     expect(drain.inFlight).toBe(1);
@@ -347,8 +357,8 @@ describe('CompletionsService and the request drain', () => {
   });
 
   it('lets go of a stream that fails before its first token, and of one refused before routing', async () => {
-    const { service, drain } = serviceStreaming(parts, undefined, undefined, {
-      stream: () => Promise.reject(new Error('connection refused')),
+    const { service, drain } = serviceStreaming(parts, {
+      adapter: { stream: () => Promise.reject(new Error('connection refused')) },
     });
     await expect(service.stream(dto, context())).rejects.toThrow();
     expect(drain.inFlight).toBe(0);
@@ -365,11 +375,9 @@ describe('CompletionsService debug line', () => {
     ['log', 0],
     ['warn', 0],
   ])('is written once per request at LOG_LEVEL=%s: %i', async (level, lines) => {
-    const { service } = serviceStreaming(
-      [{ type: 'delta', content: 'Hi', finishReason: 'stop' }],
-      undefined,
-      level,
-    );
+    const { service } = serviceStreaming([{ type: 'delta', content: 'Hi', finishReason: 'stop' }], {
+      logLevel: level,
+    });
     const debug = jest.spyOn((service as any).logger, 'debug').mockImplementation(() => undefined);
     for await (const batch of await service.stream(dto, context())) expect(batch).toHaveLength(1);
     expect(debug).toHaveBeenCalledTimes(lines);

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { isJsonObject } from '../common/validation/invalid-parameter';
 
 /**
  * The two handlers of `POST /v1/chat/completions`, one per response mode: Nest picks one per
@@ -19,7 +20,5 @@ export const ResponseMode = { json: 'json', stream: 'stream' } as const;
  */
 export function responseModeOf(request: unknown): string {
   const body: unknown = (request as Request).body;
-  return typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true
-    ? ResponseMode.stream
-    : ResponseMode.json;
+  return isJsonObject(body) && body.stream === true ? ResponseMode.stream : ResponseMode.json;
 }

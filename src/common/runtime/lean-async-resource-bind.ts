@@ -5,12 +5,13 @@ type Bind = typeof AsyncResource.bind;
 /**
  * `AsyncResource.bind` without the deprecated `asyncResource` accessor on what it returns.
  *
- * Nest's interceptor chain binds a function per interceptor, and one more, on every request
- * (@nestjs/core's InterceptorsConsumer), so that an AsyncLocalStorage context set before the
- * chain is still seen by the handler. On Node 20 to 24 each bind also defines the accessor that
- * DEP0172 deprecates, with two `deprecate()` wrappers whose prototype is reset: about 5.5 us per
- * bind against 0.1 us for the bind itself, two binds per chat completion (one interceptor).
- * Measured in docs/performance.md, "Sixth pass".
+ * Nest's interceptor chain binds a function per interceptor, and one more, on every request to a
+ * route that has interceptors (@nestjs/core's InterceptorsConsumer), so that an
+ * AsyncLocalStorage context set before the chain is still seen by the handler. On Node 20 to 24
+ * each bind also defines the accessor that DEP0172 deprecates, with two `deprecate()` wrappers
+ * whose prototype is reset: about 5.5 us per bind against 0.1 us for the bind itself, two binds
+ * per streamed chat completion (one interceptor; a JSON answer has none). Measured in
+ * docs/performance.md, "Sixth pass".
  *
  * What is left is what raw-body and on-finished ship as their own backport of the method, and
  * what Node does once DEP0172 reaches end-of-life (nodejs/node#58618): a new AsyncResource

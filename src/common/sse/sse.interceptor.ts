@@ -5,12 +5,12 @@ import { map, Observable } from 'rxjs';
 import { SseStream, type SseStreamOptions } from './sse-stream';
 
 /**
- * Lets one route answer JSON or server-sent events depending on the request: a handler result
- * that is an async iterable becomes an SseStream, which the HTTP adapter writes to the response
- * as an event stream (GatewayExpressAdapter.reply); anything else passes untouched. Its items are
+ * Turns a streaming handler's result into server-sent events: a handler result that is an async
+ * iterable becomes an SseStream, which the HTTP adapter writes to the response as an event stream
+ * (GatewayExpressAdapter.reply); anything else passes untouched. Its items are
  * batches (arrays) of events that are ready together, such as the chunks of one upstream read:
- * each batch leaves in one write. Nest's @Sse() does not fit: it is fixed per route, writes `id:`
- * lines and takes one event per step.
+ * each batch leaves in one write. Nest's @Sse() does not fit: it writes `id:` lines and takes one
+ * event per step.
  */
 @Injectable()
 export class SseInterceptor implements NestInterceptor {
