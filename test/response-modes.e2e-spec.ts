@@ -9,7 +9,7 @@ describe('POST /v1/chat/completions: the JSON and the streaming handler', () => 
   let gateway: TestApp;
   let key: string;
   let intercepted: jest.SpyInstance;
-  const messages = [{ role: 'user', content: 'Say hello.' }];
+  const messages = [{ role: 'user' as const, content: 'Say hello.' }];
 
   beforeAll(async () => {
     gateway = await startTestApp({
@@ -69,16 +69,13 @@ describe('POST /v1/chat/completions: the JSON and the streaming handler', () => 
 
   it('serves the official client in both modes', async () => {
     const client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
-    const answer = await client.chat.completions.create({
-      model: 'beta-v4-flash-0731',
-      messages: [{ role: 'user', content: 'Say hello.' }],
-    });
+    const answer = await client.chat.completions.create({ model: 'beta-v4-flash-0731', messages });
     expect(answer.choices[0].message.role).toBe('assistant');
 
     let chunks = 0;
     const stream = await client.chat.completions.create({
       model: 'beta-v4-flash-0731',
-      messages: [{ role: 'user', content: 'Say hello.' }],
+      messages,
       stream: true,
     });
     for await (const chunk of stream) if (chunk.object === 'chat.completion.chunk') chunks++;
