@@ -21,20 +21,18 @@
 // or time to first token with AB_STREAM=1, compared as the CPU is).
 const { spawn } = require('node:child_process');
 const { writeFileSync } = require('node:fs');
-const { join, resolve } = require('node:path');
+const { join } = require('node:path');
 const autocannon = require('autocannon');
 const stats = require('./process-stats');
-const { startRuntime } = require('./start-runtime');
-const { startBenchGateway } = require('./bench-gateway');
 const { chatBody, chatHeaders, sequential } = require('./requests');
-const { FLOORS, startFloor } = require('./floors');
+const { FLOORS } = require('./floors');
+const { startTarget, targetRoot } = require('./targets');
 
 const env = process.env;
 const TARGET_CPU = env.BENCH_TARGET_CPU ?? '1';
 const LOAD_CPU = env.BENCH_LOAD_CPU ?? '0';
-const CHECKOUT = resolve(__dirname, '..', '..');
 const args = process.argv.slice(2);
-const roots = args.map((root) => (Object.hasOwn(FLOORS, root) ? root : resolve(root)));
+const roots = args.map(targetRoot);
 if (roots.length < 2) {
   console.error(
     `usage: node test/bench/ab.js ROOT_A ROOT_B [ROOT_C ...] (a ROOT: a built checkout or one of ${Object.keys(FLOORS).join(', ')})`,
@@ -62,33 +60,6 @@ async function startUpstream() {
   });
   const port = await stats.listeningPort(child, 'fake upstream');
   return { child, url: `http://127.0.0.1:${port}/v1` };
-}
-
-/** One target: a floor by name, or a build started as bench.js starts a gateway. */
-async function startBuild(root, index, upstreamUrl) {
-  if (Object.hasOwn(FLOORS, root)) return startFloorTarget(root, index, upstreamUrl);
-  const gateway = await startBenchGateway({
-    root,
-    name: `ab-${index}`,
-    upstreamUrl,
-    cpu: TARGET_CPU,
-    runtime: startRuntime(root),
-    inherited: INHERITED,
-    extraEnv: env.BENCH_REDIS_URL ? { REDIS_URL: env.BENCH_REDIS_URL } : {},
-    databaseUrl: env.BENCH_DATABASE_URL,
-  });
-  return { ...gateway, name: `${String.fromCharCode(65 + index)} ${root}`, root };
-}
-
-/** A floor (floors.js) on the targets' core, with this checkout's start:prod runtime. */
-async function startFloorTarget(name, index, upstreamUrl) {
-  const floor = await startFloor(name, {
-    upstreamUrl,
-    cpu: TARGET_CPU,
-    runtime: startRuntime(CHECKOUT),
-    inherited: INHERITED,
-  });
-  return { ...floor, name: `${String.fromCharCode(65 + index)} ${name}`, root: name };
 }
 
 /** Load at `concurrency` for `seconds`: CPU milliseconds per request from the build's counters. */
@@ -152,7 +123,15 @@ async function main() {
   const builds = [];
   try {
     for (const [index, root] of roots.entries())
-      builds.push(await startBuild(root, index, upstream.url));
+      builds.push(
+        await startTarget(root, {
+          index,
+          upstreamUrl: upstream.url,
+          cpu: TARGET_CPU,
+          inherited: INHERITED,
+          env,
+        }),
+      );
     for (const build of builds) await load(build, settings.warmupS);
     const cpu = builds.map(() => []);
     const p50 = builds.map(() => []);
