@@ -25,20 +25,12 @@ const { join } = require('node:path');
 const autocannon = require('autocannon');
 const stats = require('./process-stats');
 const { chatBody, chatHeaders, sequential } = require('./requests');
-const { FLOORS } = require('./floors');
-const { startTarget, targetRoot } = require('./targets');
+const { roundOrder, startTargets, stopTargets, targetsFromArgs } = require('./targets');
 
 const env = process.env;
-const TARGET_CPU = env.BENCH_TARGET_CPU ?? '1';
 const LOAD_CPU = env.BENCH_LOAD_CPU ?? '0';
 const args = process.argv.slice(2);
-const roots = args.map(targetRoot);
-if (roots.length < 2) {
-  console.error(
-    `usage: node test/bench/ab.js ROOT_A ROOT_B [ROOT_C ...] (a ROOT: a built checkout or one of ${Object.keys(FLOORS).join(', ')})`,
-  );
-  process.exit(2);
-}
+const roots = targetsFromArgs(args, 'ab.js', 2);
 if (stats.reRunPinned(__filename, args, LOAD_CPU)) return;
 
 const settings = {
@@ -49,8 +41,6 @@ const settings = {
   concurrency: Number(env.BENCH_CONNECTIONS ?? 32),
   sequential: Number(env.AB_SEQUENTIAL ?? 0),
 };
-const INHERITED = { ...env };
-delete INHERITED.MALLOC_ARENA_MAX;
 
 /** The fake OpenAI upstream (fake-upstream.js) on the load's core. */
 async function startUpstream() {
@@ -87,61 +77,24 @@ function load(build, seconds) {
   );
 }
 
-/**
- * Two-sided sign test: how likely a split at least as uneven as `cheaper` of `rounds` is when
- * neither build is cheaper (each round a coin toss, ties counted as the other build's). Below
- * about 0.05 the count says more than the VM's noise does.
- */
-function signTestP(cheaper, rounds) {
-  const atLeast = Math.max(cheaper, rounds - cheaper);
-  let tail = 0;
-  let term = 0.5 ** rounds; // P(X = 0), then P(X = k) for k = 1.. by the binomial recurrence
-  for (let k = 0; k <= rounds; k++) {
-    if (k > 0) term *= (rounds - k + 1) / k;
-    if (k >= atLeast) tail += term;
-  }
-  return Math.min(1, 2 * tail);
-}
-
-/** A sign test's p as printed: three decimals, or `< 0.001`. */
-const formatP = (p) => (p < 0.001 ? '< 0.001' : p.toFixed(3));
-
 /** A build's one-at-a-time p50s against the first build's, round by round. */
 function latencyAgainstA(p50, index) {
-  const differences = p50[index].map((ms, round) => ms - p50[0][round]);
-  const lower = differences.filter((d) => d < 0).length;
-  return {
-    p50Median: stats.median(p50[index]),
-    differenceMedian: index === 0 ? 0 : stats.median(differences),
-    lowerRounds: index === 0 ? null : lower,
-    signTestP: index === 0 ? null : signTestP(lower, differences.length),
-  };
+  const { median, ...againstA } = stats.againstFirst(p50, index);
+  return { p50Median: median, ...againstA };
 }
 
 async function main() {
   const upstream = await startUpstream();
-  const builds = [];
+  let builds = [];
   try {
-    for (const [index, root] of roots.entries())
-      builds.push(
-        await startTarget(root, {
-          index,
-          upstreamUrl: upstream.url,
-          cpu: TARGET_CPU,
-          inherited: INHERITED,
-          env,
-        }),
-      );
+    builds = await startTargets(roots, { upstreamUrl: upstream.url, env, prefix: 'ab' });
     for (const build of builds) await load(build, settings.warmupS);
     const cpu = builds.map(() => []);
     const p50 = builds.map(() => []);
     const errors = builds.map(() => 0);
     const sequentialErrors = builds.map(() => 0);
     for (let round = 0; round < settings.rounds; round++) {
-      // Alternating order: neither build always runs right after the other.
-      const order = builds.map((_, index) => index);
-      if (round % 2) order.reverse();
-      for (const index of order) {
+      for (const index of roundOrder(builds.length, round)) {
         const run = await load(builds[index], settings.roundS);
         cpu[index].push(run.cpuMs);
         errors[index] += run.errors;
@@ -168,7 +121,7 @@ async function main() {
         ratioIqr:
           index === 0 ? null : [stats.percentile(ratios, 0.25), stats.percentile(ratios, 0.75)],
         cheaperRounds: index === 0 ? null : cheaper,
-        signTestP: index === 0 ? null : signTestP(cheaper, ratios.length),
+        signTestP: index === 0 ? null : stats.signTestP(cheaper, ratios.length),
         errors: errors[index],
         sequential: settings.sequential
           ? { ...latencyAgainstA(p50, index), errors: sequentialErrors[index] }
@@ -181,7 +134,7 @@ async function main() {
     for (const row of rows)
       console.log(
         row.ratioIqr
-          ? `${row.build}: ${row.cpuMsMedian.toFixed(3)} ms per request; ${row.ratioToA.toFixed(3)}x A (IQR ${row.ratioIqr.map((r) => r.toFixed(3)).join('-')}), cheaper than A in ${row.cheaperRounds} of ${settings.rounds} rounds (sign test p ${formatP(row.signTestP)}); ${row.errors} errors`
+          ? `${row.build}: ${row.cpuMsMedian.toFixed(3)} ms per request; ${row.ratioToA.toFixed(3)}x A (IQR ${row.ratioIqr.map((r) => r.toFixed(3)).join('-')}), cheaper than A in ${row.cheaperRounds} of ${settings.rounds} rounds (sign test p ${stats.formatP(row.signTestP)}); ${row.errors} errors`
           : `${row.build}: ${row.cpuMsMedian.toFixed(3)} ms per request; ${row.errors} errors`,
       );
     if (settings.sequential) {
@@ -191,12 +144,12 @@ async function main() {
         console.log(
           l.lowerRounds === null
             ? `${build}: ${l.p50Median.toFixed(3)} ms; ${l.errors} errors`
-            : `${build}: ${l.p50Median.toFixed(3)} ms; ${l.differenceMedian >= 0 ? '+' : ''}${l.differenceMedian.toFixed(3)} ms against A (median of the rounds' differences), lower than A in ${l.lowerRounds} of ${settings.rounds} rounds (sign test p ${formatP(l.signTestP)}); ${l.errors} errors`,
+            : `${build}: ${l.p50Median.toFixed(3)} ms; ${l.differenceMedian >= 0 ? '+' : ''}${l.differenceMedian.toFixed(3)} ms against A (median of the rounds' differences), lower than A in ${l.lowerRounds} of ${settings.rounds} rounds (sign test p ${stats.formatP(l.signTestP)}); ${l.errors} errors`,
         );
     }
     if (env.AB_OUTPUT) writeFileSync(env.AB_OUTPUT, JSON.stringify({ settings, rows }, null, 2));
   } finally {
-    for (const build of builds) build.child.kill('SIGTERM');
+    stopTargets(builds);
     upstream.child.kill();
   }
 }

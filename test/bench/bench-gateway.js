@@ -1,4 +1,4 @@
-// How the benchmarks run a built gateway (bench.js, ab.js): its environment, a virtual key made
+// How the benchmarks run a built gateway (bench.js, and through targets.js ab.js and first-token-split.js): its environment, a virtual key made
 // with its own CLI when it has a database of its own, and the gateway started as a target.
 const { execFileSync, spawn } = require('node:child_process');
 const { mkdtempSync, openSync, readFileSync, writeFileSync } = require('node:fs');

@@ -53,6 +53,7 @@ const { PLAIN_RUNTIME, runtimeFor } = require('./start-runtime');
 const { startBenchGateway } = require('./bench-gateway');
 const { chatBody, chatHeaders, sequential } = require('./requests');
 const { startFloor } = require('./floors');
+const { inheritedEnv } = require('./targets');
 
 const ROOT = join(__dirname, '..', '..');
 const env = process.env;
@@ -89,8 +90,7 @@ settings.runtime = RUNTIME;
 settings.baselineRuntime = BASELINE_RUNTIME;
 // What the targets inherit from this shell: never its MALLOC_ARENA_MAX, or a `plain` target
 // would not be plain (the image sets one).
-const INHERITED = { ...env };
-delete INHERITED.MALLOC_ARENA_MAX;
+const INHERITED = inheritedEnv(env);
 const OUTPUT = env.BENCH_OUTPUT ?? join(ROOT, 'bench-results.json');
 const PROFILE_DIR = env.BENCH_PROFILE ?? '';
 const IDLE_SETTLE_MS = Number(env.BENCH_IDLE_SETTLE_MS ?? 13_000);

@@ -1,40 +1,42 @@
 #!/usr/bin/env node
-// `node test/bench/first-token-split.js TARGET_A TARGET_B [...]` (docs/performance.md, "Where the
+// `node test/bench/first-token-split.js TARGET_A [TARGET_B ...]` (docs/performance.md, "Where the
 // time goes at concurrency 1"): where each target's time goes when requests come one at a time,
 // split at the upstream. The fake upstream (fake-upstream.js) runs in this process, beside the
 // client, so that one clock reads both sides:
 //
 // - before: from the client's send to the upstream having the whole request;
-// - after: from the upstream's first write (of an event stream) or its answer (JSON) to the
-//   client's first content event (stream) or the end of the answer (JSON);
-// - total: the client's time to first token (stream) or to the last byte (JSON).
+// - after: from the upstream's first write (its JSON answer, or a stream's headers and first
+//   event) to the client's last byte (JSON) or first content event (stream);
+// - total: the client's latency (JSON) or time to first token (stream).
 //
-// TARGETs as `ab.js` takes them (a floor's name or a built checkout, targets.js). Rounds
-// interleave the targets; per round and target, SPLIT_REQUESTS (300) JSON requests, then as many
-// streams, one at a time on one keep-alive connection, after SPLIT_WARMUP (50) of each not
-// counted in the first round. Figures are medians of the rounds' medians, each target's also as
-// a difference to target A's. The new connections the client and the upstream saw are counted:
-// a target that does not keep its connections open pays a connect per request, which a split
-// would otherwise hide. The targets run on BENCH_TARGET_CPU (1), this process on BENCH_LOAD_CPU
-// (0). Environment as ab.js: SPLIT_ROUNDS (5), BENCH_DATABASE_URL, BENCH_REDIS_URL,
-// UPSTREAM_LATENCY_MS (1). Output: a table on stdout and SPLIT_OUTPUT (first-token-split.json).
+// The price of the one clock: a stream's later events are written by this process too, one per
+// turn of its event loop, while its client waits for the first; every target pays that alike.
+//
+// TARGETs as `ab.js` takes them (a floor's name or a built checkout, targets.js), on core
+// BENCH_TARGET_CPU (1), this process on BENCH_LOAD_CPU (0). Rounds interleave the targets; per
+// round and target, SPLIT_REQUESTS (300) JSON requests and then as many streams, each kind on one
+// keep-alive connection of its own, after SPLIT_WARMUP (50) of each not counted in the first
+// round. Per target and kind: the medians of the rounds' medians and the median of the rounds'
+// differences to target A's, and for the total the rounds in which it was lower than A's with a
+// sign test's p (process-stats.js). A request answered other than 200, one that failed, one
+// whose marks are out of order (it did not reach the upstream) and a stream without a content
+// event count as errors, not as times. The new connections the client and the upstream saw are
+// counted: a target that closed its connections would pay a connect per request, which a split
+// would otherwise hide. Other settings: SPLIT_ROUNDS (5), BENCH_DATABASE_URL, BENCH_REDIS_URL,
+// BENCH_GATEWAY_ENV (bench-gateway.js), and fake-upstream.js's UPSTREAM_LATENCY_MS (1),
+// UPSTREAM_CHUNKS (50) and UPSTREAM_CHUNK_DELAY_MS (0). Output: a table on stdout and
+// SPLIT_OUTPUT (first-token-split.json), with every round's figures.
 const { writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { Agent, buildConnector, request } = require('undici');
 const stats = require('./process-stats');
 const { createFakeUpstream } = require('./fake-upstream');
 const { chatBody, chatHeaders } = require('./requests');
-const { FLOORS } = require('./floors');
-const { startTarget, targetRoot } = require('./targets');
+const { roundOrder, startTargets, stopTargets, targetsFromArgs } = require('./targets');
 
 const env = process.env;
 const args = process.argv.slice(2);
-if (args.length < 1) {
-  console.error(
-    `usage: node test/bench/first-token-split.js TARGET [TARGET ...] (a TARGET: a built checkout or one of ${Object.keys(FLOORS).join(', ')})`,
-  );
-  process.exit(2);
-}
+const roots = targetsFromArgs(args, 'first-token-split.js', 1);
 if (stats.reRunPinned(__filename, args, env.BENCH_LOAD_CPU ?? '0')) return;
 
 const settings = {
@@ -42,9 +44,8 @@ const settings = {
   requests: Number(env.SPLIT_REQUESTS ?? 300),
   warmup: Number(env.SPLIT_WARMUP ?? 50),
 };
+const KINDS = ['json', 'stream'];
 const FIGURES = ['before', 'after', 'total'];
-const INHERITED = { ...env };
-delete INHERITED.MALLOC_ARENA_MAX;
 
 /** The fake upstream, timing each request's arrival and its answer's first write. */
 function startUpstream() {
@@ -73,7 +74,37 @@ function startUpstream() {
 
 const ms = (from, to) => Number(to - from) / 1e6;
 
-/** `count` requests one at a time on one connection: the medians of the split, and connects. */
+/** One request: its split, or null when it failed or cannot be timed. */
+async function timeOne(url, options, marks, stream) {
+  marks.received = 0n;
+  marks.firstWrite = 0n;
+  const sent = process.hrtime.bigint();
+  let first;
+  try {
+    const answer = await request(url, options);
+    for await (const chunk of answer.body) {
+      if (first === undefined && stream && chunk.includes('"content"'))
+        first = process.hrtime.bigint();
+    }
+    if (answer.statusCode !== 200) return null;
+  } catch {
+    return null;
+  }
+  const reached = stream ? first : process.hrtime.bigint();
+  const inOrder =
+    reached !== undefined &&
+    sent < marks.received &&
+    marks.received <= marks.firstWrite &&
+    marks.firstWrite <= reached;
+  if (!inOrder) return null;
+  return {
+    before: ms(sent, marks.received),
+    after: ms(marks.firstWrite, reached),
+    total: ms(sent, reached),
+  };
+}
+
+/** `count` requests of one kind one at a time on one connection: the split's medians, connects. */
 async function oneAtATime(target, marks, stream, count, skip) {
   let clientConnections = 0;
   const connect = buildConnector({});
@@ -85,29 +116,23 @@ async function oneAtATime(target, marks, stream, count, skip) {
     },
   });
   const upstreamBefore = marks.connections;
-  const url = `${target.base}/chat/completions`;
-  const headers = chatHeaders(target.key);
-  const body = chatBody('bench-model', stream);
+  const options = {
+    method: 'POST',
+    headers: chatHeaders(target.key),
+    body: chatBody('bench-model', stream),
+    dispatcher,
+  };
   const split = { before: [], after: [], total: [] };
   let errors = 0;
-  for (let i = 0; i < count + skip; i++) {
-    const sent = process.hrtime.bigint();
-    let first;
-    const answer = await request(url, { method: 'POST', headers, body, dispatcher });
-    for await (const chunk of answer.body) {
-      if (first === undefined && stream && chunk.includes('"content"'))
-        first = process.hrtime.bigint();
+  try {
+    for (let i = 0; i < count + skip; i++) {
+      const timed = await timeOne(`${target.base}/chat/completions`, options, marks, stream);
+      if (timed === null) errors++;
+      else if (i >= skip) for (const figure of FIGURES) split[figure].push(timed[figure]);
     }
-    const done = process.hrtime.bigint();
-    if (answer.statusCode !== 200) errors++;
-    else if (i >= skip) {
-      const reached = stream ? (first ?? done) : done;
-      split.before.push(ms(sent, marks.received));
-      split.after.push(ms(marks.firstWrite, reached));
-      split.total.push(ms(sent, reached));
-    }
+  } finally {
+    await dispatcher.close();
   }
-  await dispatcher.close();
   return {
     ...Object.fromEntries(FIGURES.map((figure) => [figure, stats.median(split[figure])])),
     errors,
@@ -116,75 +141,76 @@ async function oneAtATime(target, marks, stream, count, skip) {
   };
 }
 
-function report(targets, results) {
+/** Per target and kind: the rounds' figures summed up against target A's. */
+function summarise(targets, results) {
   const rows = [];
-  for (const mode of ['json', 'stream']) {
-    const first = results[0][mode];
+  for (const kind of KINDS) {
     targets.forEach((target, index) => {
-      const rounds = results[index][mode];
-      const row = { target: target.name, mode, errors: 0, clientConnections: 0 };
-      row.upstreamConnections = 0;
-      for (const round of rounds) {
-        row.errors += round.errors;
-        row.clientConnections += round.clientConnections;
-        row.upstreamConnections += round.upstreamConnections;
-      }
+      const rounds = results[index][kind];
+      const row = { target: target.name, kind, rounds };
+      for (const count of ['errors', 'clientConnections', 'upstreamConnections'])
+        row[count] = rounds.reduce((sum, round) => sum + round[count], 0);
       for (const figure of FIGURES) {
-        row[figure] = stats.median(rounds.map((round) => round[figure]));
-        row[`${figure}AgainstA`] = stats.median(
-          rounds.map((round, r) => round[figure] - first[r][figure]),
+        const perTarget = results.map((result) => result[kind].map((round) => round[figure]));
+        const { median, differenceMedian, lowerRounds, signTestP } = stats.againstFirst(
+          perTarget,
+          index,
         );
+        row[figure] = median;
+        row[`${figure}AgainstA`] = index === 0 ? null : differenceMedian;
+        if (figure === 'total') Object.assign(row, { lowerRounds, signTestP });
       }
       rows.push(row);
     });
   }
-  const cell = (row, figure) =>
-    `${row[figure].toFixed(3)}${row.target === targets[0].name ? '' : ` (${row[`${figure}AgainstA`] >= 0 ? '+' : ''}${row[`${figure}AgainstA`].toFixed(3)})`}`;
-  console.log(
-    `\nOne at a time, ${settings.rounds} rounds of ${settings.requests} per target and mode; medians in ms (difference to A):`,
-  );
-  console.log(
-    '| target | mode | before the upstream | after the upstream | total | connects client/upstream | errors |',
-  );
-  console.log('|---|---|---|---|---|---|---|');
-  for (const row of rows)
-    console.log(
-      `| ${row.target} | ${row.mode} | ${cell(row, 'before')} | ${cell(row, 'after')} | ${cell(row, 'total')} | ${row.clientConnections}/${row.upstreamConnections} | ${row.errors} |`,
-    );
   return rows;
+}
+
+function print(rows) {
+  const cell = (row, figure) => {
+    const against = row[`${figure}AgainstA`];
+    if (against === null) return row[figure].toFixed(3);
+    return `${row[figure].toFixed(3)} (${against >= 0 ? '+' : ''}${against.toFixed(3)})`;
+  };
+  console.log(
+    `\nOne at a time, ${settings.rounds} rounds of ${settings.requests} per target and kind; medians in ms (median of the rounds' differences to A):`,
+  );
+  console.log(
+    '| target | kind | before the upstream | after the upstream | total | total lower than A | connects client/upstream | errors |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const row of rows) {
+    const lower =
+      row.lowerRounds === null
+        ? ''
+        : `${row.lowerRounds} of ${settings.rounds} (p ${stats.formatP(row.signTestP)})`;
+    console.log(
+      `| ${row.target} | ${row.kind} | ${cell(row, 'before')} | ${cell(row, 'after')} | ${cell(row, 'total')} | ${lower} | ${row.clientConnections}/${row.upstreamConnections} | ${row.errors} |`,
+    );
+  }
 }
 
 async function main() {
   const { upstream, marks, url } = await startUpstream();
-  const targets = [];
+  let targets = [];
   try {
-    for (const [index, arg] of args.entries())
-      targets.push(
-        await startTarget(targetRoot(arg), {
-          index,
-          upstreamUrl: url,
-          cpu: env.BENCH_TARGET_CPU ?? '1',
-          inherited: INHERITED,
-          env,
-        }),
-      );
+    targets = await startTargets(roots, { upstreamUrl: url, env, prefix: 'split' });
     const results = targets.map(() => ({ json: [], stream: [] }));
     for (let round = 0; round < settings.rounds; round++) {
-      const order = targets.map((_, index) => index);
-      if (round % 2) order.reverse();
       const skip = round === 0 ? settings.warmup : 0;
-      for (const index of order)
-        for (const mode of ['json', 'stream'])
-          results[index][mode].push(
-            await oneAtATime(targets[index], marks, mode === 'stream', settings.requests, skip),
+      for (const index of roundOrder(targets.length, round))
+        for (const kind of KINDS)
+          results[index][kind].push(
+            await oneAtATime(targets[index], marks, kind === 'stream', settings.requests, skip),
           );
       console.log(`round ${round + 1}/${settings.rounds}`);
     }
-    const rows = report(targets, results);
+    const rows = summarise(targets, results);
+    print(rows);
     const output = env.SPLIT_OUTPUT ?? join(__dirname, '..', '..', 'first-token-split.json');
     writeFileSync(output, JSON.stringify({ settings, rows }, null, 2));
   } finally {
-    for (const target of targets) target.child.kill();
+    stopTargets(targets);
     upstream.close();
   }
 }

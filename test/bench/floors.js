@@ -1,5 +1,5 @@
 // The benchmarks' floors (docs/performance.md): the proxies the gateway is measured against, by
-// the names `npm run bench:ab` takes, and how bench.js and ab.js start one as a target.
+// the names `npm run bench:ab` takes, and how bench.js (and through targets.js ab.js and first-token-split.js) start one as a target.
 const { spawn } = require('node:child_process');
 const { join } = require('node:path');
 const { listeningPort } = require('./process-stats');

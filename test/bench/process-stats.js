@@ -82,7 +82,45 @@ async function answers(url) {
   }
 }
 
+/**
+ * Two-sided sign test: how likely a split at least as uneven as `lower` of `rounds` is when
+ * neither target is lower (each round a coin toss, ties counted as the other target's). Below
+ * about 0.05 the count says more than the VM's noise does.
+ */
+function signTestP(lower, rounds) {
+  const atLeast = Math.max(lower, rounds - lower);
+  let tail = 0;
+  let term = 0.5 ** rounds; // P(X = 0), then P(X = k) for k = 1.. by the binomial recurrence
+  for (let k = 0; k <= rounds; k++) {
+    if (k > 0) term *= (rounds - k + 1) / k;
+    if (k >= atLeast) tail += term;
+  }
+  return Math.min(1, 2 * tail);
+}
+
+/** A sign test's p as printed: three decimals, or `< 0.001`. */
+const formatP = (p) => (p < 0.001 ? '< 0.001' : p.toFixed(3));
+
+/**
+ * Target `index`'s per-round figures (`perTarget[index]`, one per round) against the first
+ * target's of the same rounds: the median of its figures, the median of the rounds' differences,
+ * the rounds where it was lower and the sign test's p on that count (null for the first target).
+ */
+function againstFirst(perTarget, index) {
+  const differences = perTarget[index].map((value, round) => value - perTarget[0][round]);
+  const lower = differences.filter((d) => d < 0).length;
+  return {
+    median: median(perTarget[index]),
+    differenceMedian: index === 0 ? 0 : median(differences),
+    lowerRounds: index === 0 ? null : lower,
+    signTestP: index === 0 ? null : signTestP(lower, differences.length),
+  };
+}
+
 module.exports = {
+  signTestP,
+  formatP,
+  againstFirst,
   sleep,
   median,
   percentile,

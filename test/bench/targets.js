@@ -1,6 +1,7 @@
-// How the paired benchmarks (ab.js, first-token-split.js) start a target by the name they were
-// given: one of the floors (floors.js), or a built checkout (a folder with `dist/` and
-// `package.json`) started as bench.js starts the gateway.
+// How the paired benchmarks (ab.js, first-token-split.js) take their targets from the command
+// line and start them: each a floor by name (floors.js) or a built checkout (a folder with
+// `dist/` and `package.json`) started as bench.js starts the gateway, on the targets' core, in
+// rounds whose order alternates.
 const { resolve } = require('node:path');
 const { startBenchGateway } = require('./bench-gateway');
 const { FLOORS, startFloor } = require('./floors');
@@ -8,16 +9,52 @@ const { startRuntime } = require('./start-runtime');
 
 const CHECKOUT = resolve(__dirname, '..', '..');
 
-/** A command line's target: a floor's name as it is, anything else as a folder's absolute path. */
-const targetRoot = (arg) => (Object.hasOwn(FLOORS, arg) ? arg : resolve(arg));
+/**
+ * The command line's targets (a floor's name as it is, anything else as a folder's absolute
+ * path); exits with a usage line when there are fewer than `minimum`.
+ */
+function targetsFromArgs(args, script, minimum) {
+  if (args.length >= minimum)
+    return args.map((arg) => (Object.hasOwn(FLOORS, arg) ? arg : resolve(arg)));
+  console.error(
+    `usage: node test/bench/${script} TARGET_A ${minimum > 1 ? 'TARGET_B ' : ''}[TARGET ...] (a TARGET: a built checkout or one of ${Object.keys(FLOORS).join(', ')})`,
+  );
+  process.exit(2);
+}
 
 /**
- * Starts target `root` (targetRoot's) on core `cpu`, labelled with its letter (`index`: A, B, ...).
- * A build runs with its own start:prod runtime, the benchmark's gateway settings, `BENCH_REDIS_URL`'s
- * counters and `BENCH_DATABASE_URL`'s Postgres (from `env`); a floor with this checkout's runtime.
+ * The shell's variables as the targets inherit them: without MALLOC_ARENA_MAX, which each target
+ * gets from its own start:prod runtime (start-runtime.js).
  */
-async function startTarget(root, { index, upstreamUrl, cpu, inherited, env }) {
+function inheritedEnv(env) {
+  const inherited = { ...env };
+  delete inherited.MALLOC_ARENA_MAX;
+  return inherited;
+}
+
+/**
+ * Starts each target (targetsFromArgs's) on core BENCH_TARGET_CPU (1), labelled with its letter
+ * (A, B, ...), sending to `upstreamUrl`. A build runs with its own start:prod runtime, the
+ * benchmark's gateway settings, BENCH_REDIS_URL's counters and BENCH_DATABASE_URL's Postgres, in
+ * a folder and with a key named after `prefix`; a floor with this checkout's runtime. On a
+ * failure the targets already started are stopped.
+ */
+async function startTargets(roots, { upstreamUrl, env, prefix }) {
+  const targets = [];
+  try {
+    for (const [index, root] of roots.entries())
+      targets.push(await startTarget(root, { index, upstreamUrl, env, prefix }));
+    return targets;
+  } catch (error) {
+    stopTargets(targets);
+    throw error;
+  }
+}
+
+async function startTarget(root, { index, upstreamUrl, env, prefix }) {
   const name = `${String.fromCharCode(65 + index)} ${root}`;
+  const cpu = env.BENCH_TARGET_CPU ?? '1';
+  const inherited = inheritedEnv(env);
   if (Object.hasOwn(FLOORS, root)) {
     const floor = await startFloor(root, {
       upstreamUrl,
@@ -29,7 +66,7 @@ async function startTarget(root, { index, upstreamUrl, cpu, inherited, env }) {
   }
   const gateway = await startBenchGateway({
     root,
-    name: `ab-${index}`,
+    name: `${prefix}-${index}`,
     upstreamUrl,
     cpu,
     runtime: startRuntime(root),
@@ -40,4 +77,14 @@ async function startTarget(root, { index, upstreamUrl, cpu, inherited, env }) {
   return { ...gateway, name, root };
 }
 
-module.exports = { startTarget, targetRoot };
+function stopTargets(targets) {
+  for (const target of targets) target.child.kill();
+}
+
+/** The targets' order in round `round`: alternating, so that none always runs right after another. */
+function roundOrder(count, round) {
+  const order = Array.from({ length: count }, (_, index) => index);
+  return round % 2 ? order.reverse() : order;
+}
+
+module.exports = { inheritedEnv, roundOrder, startTargets, stopTargets, targetsFromArgs };
