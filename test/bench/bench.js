@@ -49,11 +49,10 @@ const {
   reRunPinned,
   sleep,
 } = require('./process-stats');
-const { PLAIN_RUNTIME, runtimeFor } = require('./start-runtime');
+const { PLAIN_RUNTIME, inheritedEnv, runtimeFor } = require('./start-runtime');
 const { startBenchGateway } = require('./bench-gateway');
 const { chatBody, chatHeaders, sequential } = require('./requests');
 const { startFloor } = require('./floors');
-const { inheritedEnv } = require('./targets');
 
 const ROOT = join(__dirname, '..', '..');
 const env = process.env;
@@ -88,8 +87,6 @@ const RUNTIME = runtimeFor(ROOT, env.BENCH_RUNTIME);
 const BASELINE_RUNTIME = env.BENCH_BASELINE_RUNTIME === 'plain' ? PLAIN_RUNTIME : RUNTIME;
 settings.runtime = RUNTIME;
 settings.baselineRuntime = BASELINE_RUNTIME;
-// What the targets inherit from this shell: never its MALLOC_ARENA_MAX, or a `plain` target
-// would not be plain (the image sets one).
 const INHERITED = inheritedEnv(env);
 const OUTPUT = env.BENCH_OUTPUT ?? join(ROOT, 'bench-results.json');
 const PROFILE_DIR = env.BENCH_PROFILE ?? '';

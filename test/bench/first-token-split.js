@@ -28,10 +28,10 @@
 // SPLIT_OUTPUT (first-token-split.json), with every round's figures.
 const { writeFileSync } = require('node:fs');
 const { join } = require('node:path');
-const { Agent, buildConnector, request } = require('undici');
+const { Agent, buildConnector } = require('undici');
 const stats = require('./process-stats');
 const { createFakeUpstream } = require('./fake-upstream');
-const { chatBody, chatHeaders } = require('./requests');
+const { chatBody, chatHeaders, sendOne } = require('./requests');
 const { roundOrder, startTargets, stopTargets, targetsFromArgs } = require('./targets');
 
 const env = process.env;
@@ -78,19 +78,10 @@ const ms = (from, to) => Number(to - from) / 1e6;
 async function timeOne(url, options, marks, stream) {
   marks.received = 0n;
   marks.firstWrite = 0n;
-  const sent = process.hrtime.bigint();
-  let first;
-  try {
-    const answer = await request(url, options);
-    for await (const chunk of answer.body) {
-      if (first === undefined && stream && chunk.includes('"content"'))
-        first = process.hrtime.bigint();
-    }
-    if (answer.statusCode !== 200) return null;
-  } catch {
-    return null;
-  }
-  const reached = stream ? first : process.hrtime.bigint();
+  const one = await sendOne(url, options, stream);
+  if (one === null) return null;
+  const { sent } = one;
+  const reached = stream ? one.firstContent : one.ended;
   const inOrder =
     reached !== undefined &&
     sent < marks.received &&
@@ -145,15 +136,21 @@ async function oneAtATime(target, marks, stream, count, skip) {
 function summarise(targets, results) {
   const rows = [];
   for (const kind of KINDS) {
+    // Per figure, every target's rounds: what againstFirst compares.
+    const perTarget = Object.fromEntries(
+      FIGURES.map((figure) => [
+        figure,
+        results.map((result) => result[kind].map((r) => r[figure])),
+      ]),
+    );
     targets.forEach((target, index) => {
       const rounds = results[index][kind];
       const row = { target: target.name, kind, rounds };
       for (const count of ['errors', 'clientConnections', 'upstreamConnections'])
         row[count] = rounds.reduce((sum, round) => sum + round[count], 0);
       for (const figure of FIGURES) {
-        const perTarget = results.map((result) => result[kind].map((round) => round[figure]));
         const { median, differenceMedian, lowerRounds, signTestP } = stats.againstFirst(
-          perTarget,
+          perTarget[figure],
           index,
         );
         row[figure] = median;

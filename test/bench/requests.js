@@ -1,4 +1,5 @@
-// The benchmarks' request (bench.js, ab.js) and their one-at-a-time latency measurement.
+// The benchmarks' request (bench.js, ab.js, first-token-split.js) and their one-at-a-time
+// latency measurement.
 const { Agent, request } = require('undici');
 const { median, percentile } = require('./process-stats');
 
@@ -18,6 +19,28 @@ const chatHeaders = (key) => ({
 });
 
 /**
+ * Sends one chat completion and reads its answer to the end, with `options` as undici's request()
+ * takes them: when it was sent, when its first content event arrived (a stream's first `data:`
+ * line with a delta: every target relays the upstream's events, so this is the same event
+ * everywhere) and when it ended; null when it failed or was not answered 200.
+ */
+async function sendOne(url, options, stream) {
+  const sent = process.hrtime.bigint();
+  let firstContent;
+  try {
+    const answer = await request(url, options);
+    for await (const chunk of answer.body) {
+      if (firstContent === undefined && stream && chunk.includes('"content"'))
+        firstContent = process.hrtime.bigint();
+    }
+    if (answer.statusCode !== 200) return null;
+  } catch {
+    return null;
+  }
+  return { sent, firstContent, ended: process.hrtime.bigint() };
+}
+
+/**
  * `count` requests one at a time (after 20 not counted) with a plain undici client on one
  * connection: latency to the last byte (JSON) or time to the first content event (SSE), in ms,
  * of the requests answered 200; the others are counted as errors.
@@ -26,34 +49,26 @@ const chatHeaders = (key) => ({
 async function sequential(target, stream, count) {
   const dispatcher = new Agent({ connections: 1 });
   const url = `${target.base}/chat/completions`;
-  const headers = chatHeaders(target.key);
-  const body = chatBody('bench-model', stream);
+  const options = {
+    method: 'POST',
+    headers: chatHeaders(target.key),
+    body: chatBody('bench-model', stream),
+    dispatcher,
+  };
   const times = [];
   let errors = 0;
   for (let i = 0; i < count + 20; i++) {
-    const start = process.hrtime.bigint();
-    let first;
-    let failed;
-    try {
-      const answer = await request(url, { method: 'POST', headers, body, dispatcher });
-      failed = answer.statusCode !== 200;
-      for await (const chunk of answer.body) {
-        // The first content event: the first `data:` line with a delta (every target sends the
-        // upstream's events, so this is the same event everywhere).
-        if (first === undefined && stream && chunk.includes('"content"'))
-          first = process.hrtime.bigint();
-      }
-    } catch {
-      failed = true;
-    }
-    const end = process.hrtime.bigint();
+    const one = await sendOne(url, options, stream);
     // A failed request is counted, not timed: an early error answer would pull the p50 down.
-    if (failed) errors++;
-    else if (i >= 20) times.push(Number((stream ? (first ?? end) : end) - start) / 1e6);
+    if (one === null) errors++;
+    else if (i >= 20) {
+      const reached = stream ? (one.firstContent ?? one.ended) : one.ended;
+      times.push(Number(reached - one.sent) / 1e6);
+    }
   }
   await dispatcher.close();
   times.sort((a, b) => a - b);
   return { p50: median(times), p99: percentile(times, 0.99), errors };
 }
 
-module.exports = { chatBody, chatHeaders, sequential };
+module.exports = { chatBody, chatHeaders, sendOne, sequential };

@@ -28,4 +28,14 @@ function startRuntime(root) {
   };
 }
 
-module.exports = { PLAIN_RUNTIME, runtimeFor, startRuntime };
+/**
+ * The shell's variables as a target inherits them: without MALLOC_ARENA_MAX, which each target
+ * gets from its runtime alone, or a `plain` target would not be plain (the image sets one).
+ */
+function inheritedEnv(env) {
+  const inherited = { ...env };
+  delete inherited.MALLOC_ARENA_MAX;
+  return inherited;
+}
+
+module.exports = { PLAIN_RUNTIME, inheritedEnv, runtimeFor, startRuntime };

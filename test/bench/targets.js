@@ -5,7 +5,7 @@
 const { resolve } = require('node:path');
 const { startBenchGateway } = require('./bench-gateway');
 const { FLOORS, startFloor } = require('./floors');
-const { startRuntime } = require('./start-runtime');
+const { inheritedEnv, startRuntime } = require('./start-runtime');
 
 const CHECKOUT = resolve(__dirname, '..', '..');
 
@@ -20,16 +20,6 @@ function targetsFromArgs(args, script, minimum) {
     `usage: node test/bench/${script} TARGET_A ${minimum > 1 ? 'TARGET_B ' : ''}[TARGET ...] (a TARGET: a built checkout or one of ${Object.keys(FLOORS).join(', ')})`,
   );
   process.exit(2);
-}
-
-/**
- * The shell's variables as the targets inherit them: without MALLOC_ARENA_MAX, which each target
- * gets from its own start:prod runtime (start-runtime.js).
- */
-function inheritedEnv(env) {
-  const inherited = { ...env };
-  delete inherited.MALLOC_ARENA_MAX;
-  return inherited;
 }
 
 /**
@@ -87,4 +77,4 @@ function roundOrder(count, round) {
   return round % 2 ? order.reverse() : order;
 }
 
-module.exports = { inheritedEnv, roundOrder, startTargets, stopTargets, targetsFromArgs };
+module.exports = { roundOrder, startTargets, stopTargets, targetsFromArgs };
