@@ -33,6 +33,8 @@ const SNAPSHOT_DIR = env.HEAP_SNAPSHOT_DIR;
 const OUTPUT = env.HEAP_OUTPUT ?? join(ROOT, 'heap-growth.json');
 const SNAPSHOT_READINGS = [3, READINGS];
 const MB = 1e6;
+// Two halves to compare, and a third reading for the first snapshot.
+if (!(READINGS >= 3)) throw new Error(`HEAP_READINGS must be 3 or more, not ${env.HEAP_READINGS}`);
 
 /** Sends `count` requests over `pool`, CONNECTIONS at a time; each must be answered 200 in full. */
 async function load(pool, key, count, stream) {
