@@ -5,7 +5,7 @@
 // targets' core with heap-probe.js preloaded; between readings it serves HEAP_JSON JSON requests
 // and HEAP_STREAMS 50-event streams at concurrency BENCH_CONNECTIONS from the fake upstream; at
 // each reading the probe runs three full collections and reports the heap. With
-// HEAP_SNAPSHOT_DIR, heap snapshots at the third reading and the last, and what differs between
+// HEAP_SNAPSHOT_DIR, heap snapshots at the third reading (the second of three) and the last, and what differs between
 // them by object type and constructor: V8's own objects (compiled code, its weak lists) against
 // the application's. A snapshot takes memory of its own: RSS after the first one is not the
 // gateway's (compare RSS in a run without snapshots).
@@ -13,15 +13,14 @@
 // Settings: HEAP_READINGS (14), HEAP_JSON (20000), HEAP_STREAMS (4000), BENCH_CONNECTIONS (32),
 // BENCH_DATABASE_URL (embedded PGlite without it), BENCH_REDIS_URL (Redis counters), BENCH_TARGET_CPU
 // (1), BENCH_LOAD_CPU (0). Output: a table on stdout and HEAP_OUTPUT (heap-growth.json).
-const { spawn } = require('node:child_process');
-const { mkdtempSync, readFileSync, writeFileSync } = require('node:fs');
+const { mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
-const { Pool } = require('undici');
-const { startBenchGateway } = require('./bench-gateway');
-const { listeningPort, reRunPinned, sleep } = require('./process-stats');
+const autocannon = require('autocannon');
+const { createFakeUpstream } = require('./fake-upstream');
+const { reRunPinned, sleep } = require('./process-stats');
 const { chatBody, chatHeaders } = require('./requests');
-const { inheritedEnv, runtimeFor } = require('./start-runtime');
+const { startTargets, stopTargets } = require('./targets');
 
 const ROOT = join(__dirname, '..', '..');
 const env = process.env;
@@ -31,39 +30,40 @@ const STREAMS = Number(env.HEAP_STREAMS ?? 4_000);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 32);
 const SNAPSHOT_DIR = env.HEAP_SNAPSHOT_DIR;
 const OUTPUT = env.HEAP_OUTPUT ?? join(ROOT, 'heap-growth.json');
-const SNAPSHOT_READINGS = [3, READINGS];
 const MB = 1e6;
-// Two halves to compare, and a third reading for the first snapshot.
+// Two halves to compare, each of two readings at least.
 if (!(READINGS >= 3)) throw new Error(`HEAP_READINGS must be 3 or more, not ${env.HEAP_READINGS}`);
+// The first snapshot after the start's own growth has settled; the last at the end.
+const SNAPSHOT_READINGS = [Math.min(3, READINGS - 1), READINGS];
 
-/** Sends `count` requests over `pool`, CONNECTIONS at a time; each must be answered 200 in full. */
-async function load(pool, key, count, stream) {
-  const options = {
-    path: '/v1/chat/completions',
-    method: 'POST',
-    headers: chatHeaders(key),
-    body: chatBody('bench-model', stream),
-  };
-  let sent = 0;
-  const worker = async () => {
-    while (sent < count) {
-      sent++;
-      const answer = await pool.request(options);
-      for await (const chunk of answer.body) void chunk;
-      if (answer.statusCode !== 200) throw new Error(`answered ${answer.statusCode}`);
-    }
-  };
-  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+/** Sends `amount` requests, CONNECTIONS at a time; every one must be answered 2xx. */
+function load(gateway, amount, stream) {
+  return new Promise((resolve, reject) =>
+    autocannon(
+      {
+        url: `${gateway.base}/chat/completions`,
+        method: 'POST',
+        headers: chatHeaders(gateway.key),
+        body: chatBody('bench-model', stream),
+        connections: CONNECTIONS,
+        amount,
+      },
+      (error, result) => {
+        const failed = error ? 0 : result.errors + result.timeouts + result.non2xx;
+        if (error || failed) reject(error ?? new Error(`${failed} of ${amount} requests failed`));
+        else resolve();
+      },
+    ),
+  );
 }
 
-/** Signals the probe and waits for its line (a snapshot takes seconds). */
+/** Signals the probe and waits for its line, the file's `reading`th (a snapshot takes seconds). */
 async function read(gateway, probeFile, reading) {
   process.kill(gateway.pid, 'SIGWINCH');
   for (let waited = 0; waited < 120_000; waited += 100) {
     await sleep(100);
-    const lines = readFileSync(probeFile, 'utf8').trim().split('\n').filter(Boolean);
-    const line = lines.map((text) => JSON.parse(text)).find((entry) => entry.reading === reading);
-    if (line) return line;
+    const lines = readFileSync(probeFile, 'utf8').split('\n').filter(Boolean);
+    if (lines.length >= reading) return JSON.parse(lines[reading - 1]);
   }
   throw new Error(`no heap reading ${reading} from the gateway`);
 }
@@ -108,36 +108,31 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-heap-'));
   const probeFile = join(dir, 'probe.jsonl');
   writeFileSync(probeFile, '');
-  const upstream = spawn(process.execPath, [join(__dirname, 'fake-upstream.js')], {
-    env: { ...env, PORT: '0' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let gateway;
-  let pool;
+  const upstream = createFakeUpstream();
+  await new Promise((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  let targets = [];
   try {
-    const upstreamPort = await listeningPort(upstream, 'fake upstream');
-    const runtime = runtimeFor(ROOT, env.BENCH_RUNTIME);
-    gateway = await startBenchGateway({
-      root: ROOT,
-      name: 'heap',
-      upstreamUrl: `http://127.0.0.1:${upstreamPort}/v1`,
-      cpu: env.BENCH_TARGET_CPU ?? '1',
-      runtime,
-      inherited: inheritedEnv(env),
+    targets = await startTargets([ROOT], {
+      upstreamUrl: `http://127.0.0.1:${upstream.address().port}/v1`,
+      env,
+      prefix: 'heap',
+      nodeArgs: ['--expose-gc', '-r', join(__dirname, 'heap-probe.js')],
       extraEnv: {
         HEAP_PROBE_OUT: probeFile,
-        ...(SNAPSHOT_DIR ? { HEAP_PROBE_SNAPSHOT_DIR: SNAPSHOT_DIR } : {}),
-        ...(env.BENCH_REDIS_URL ? { REDIS_URL: env.BENCH_REDIS_URL } : {}),
+        ...(SNAPSHOT_DIR
+          ? {
+              HEAP_PROBE_SNAPSHOT_DIR: SNAPSHOT_DIR,
+              HEAP_PROBE_SNAPSHOT_READINGS: SNAPSHOT_READINGS.join(','),
+            }
+          : {}),
       },
-      databaseUrl: env.BENCH_DATABASE_URL,
-      nodeArgs: ['--expose-gc', '-r', join(__dirname, 'heap-probe.js')],
     });
-    pool = new Pool(`http://127.0.0.1:${gateway.port}`, { connections: CONNECTIONS });
+    const [gateway] = targets;
     const readings = [];
     let served = 0;
     for (let reading = 1; reading <= READINGS; reading++) {
-      await load(pool, gateway.key, JSON_REQUESTS, false);
-      await load(pool, gateway.key, STREAMS, true);
+      await load(gateway, JSON_REQUESTS, false);
+      await load(gateway, STREAMS, true);
       served += JSON_REQUESTS + STREAMS;
       // Usage rows wait up to a second for their batch: the reading comes after they are written.
       await sleep(1500);
@@ -178,13 +173,16 @@ async function main() {
       for (const d of diff) console.log(`| ${d.kind} | ${d.bytes} | ${d.objects} |`);
     }
   } finally {
-    await pool?.close();
-    gateway?.child.kill('SIGTERM');
-    upstream.kill();
+    stopTargets(targets);
+    upstream.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

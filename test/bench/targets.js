@@ -1,7 +1,7 @@
 // How the paired benchmarks (ab.js, first-token-split.js) take their targets from the command
-// line and start them: each a floor by name (floors.js) or a built checkout (a folder with
-// `dist/` and `package.json`) started as bench.js starts the gateway, on the targets' core, in
-// rounds whose order alternates.
+// line and start them (heap-growth.js its one build): each a floor by name (floors.js) or a
+// built checkout (a folder with `dist/` and `package.json`) started as bench.js starts the
+// gateway, on the targets' core, in rounds whose order alternates.
 const { resolve } = require('node:path');
 const { startBenchGateway } = require('./bench-gateway');
 const { FLOORS, startFloor } = require('./floors');
@@ -26,14 +26,15 @@ function targetsFromArgs(args, script, minimum) {
  * Starts each target (targetsFromArgs's) on core BENCH_TARGET_CPU (1), labelled with its letter
  * (A, B, ...), sending to `upstreamUrl`. A build runs with its own start:prod runtime, the
  * benchmark's gateway settings, BENCH_REDIS_URL's counters and BENCH_DATABASE_URL's Postgres, in
- * a folder and with a key named after `prefix`; a floor with this checkout's runtime. On a
- * failure the targets already started are stopped.
+ * a folder and with a key named after `prefix`, and with `nodeArgs` and `extraEnv` added (a
+ * preloaded probe, heap-growth.js); a floor with this checkout's runtime. On a failure the
+ * targets already started are stopped.
  */
-async function startTargets(roots, { upstreamUrl, env, prefix }) {
+async function startTargets(roots, options) {
   const targets = [];
   try {
     for (const [index, root] of roots.entries())
-      targets.push(await startTarget(root, { index, upstreamUrl, env, prefix }));
+      targets.push(await startTarget(root, index, options));
     return targets;
   } catch (error) {
     stopTargets(targets);
@@ -41,7 +42,7 @@ async function startTargets(roots, { upstreamUrl, env, prefix }) {
   }
 }
 
-async function startTarget(root, { index, upstreamUrl, env, prefix }) {
+async function startTarget(root, index, { upstreamUrl, env, prefix, nodeArgs, extraEnv }) {
   const name = `${String.fromCharCode(65 + index)} ${root}`;
   const cpu = env.BENCH_TARGET_CPU ?? '1';
   const inherited = inheritedEnv(env);
@@ -61,8 +62,9 @@ async function startTarget(root, { index, upstreamUrl, env, prefix }) {
     cpu,
     runtime: startRuntime(root),
     inherited,
-    extraEnv: env.BENCH_REDIS_URL ? { REDIS_URL: env.BENCH_REDIS_URL } : {},
+    extraEnv: { ...(env.BENCH_REDIS_URL ? { REDIS_URL: env.BENCH_REDIS_URL } : {}), ...extraEnv },
     databaseUrl: env.BENCH_DATABASE_URL,
+    nodeArgs,
   });
   return { ...gateway, name, root };
 }
