@@ -149,7 +149,7 @@ async function main() {
     }
     if (env.AB_OUTPUT) writeFileSync(env.AB_OUTPUT, JSON.stringify({ settings, rows }, null, 2));
   } finally {
-    stopTargets(builds);
+    await stopTargets(builds);
     upstream.child.kill();
   }
 }

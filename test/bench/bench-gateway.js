@@ -1,7 +1,7 @@
 // How the benchmarks run a built gateway (bench.js, and through targets.js ab.js and first-token-split.js): its environment, a virtual key made
 // with its own CLI when it has a database of its own, and the gateway started as a target.
 const { execFileSync, spawn } = require('node:child_process');
-const { mkdtempSync, openSync, readFileSync, writeFileSync } = require('node:fs');
+const { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { answers, closedPort, sleep } = require('./process-stats');
@@ -50,6 +50,11 @@ function createBenchKey(root, gatewayEnv, name) {
  * `upstreamUrl`, in a new folder for its config, data and log; `name` names the folder and the
  * key. Resolves once it has a key and answers /health, as a target:
  * { child, pid, port, base, key, logFile, startMs }.
+ *
+ * The folder is removed when the gateway exits after it was ready and because it was stopped
+ * (SIGTERM, SIGKILL, or exit code 0 as SIGUSR2 gives when profiling), so repeated runs do not fill
+ * the temp folder (with the embedded database, tens of MB each). A gateway that failed or
+ * crashed keeps its folder, for its log; BENCH_KEEP_DIRS=1 keeps every folder.
  */
 async function startBenchGateway({
   root,
@@ -92,12 +97,19 @@ async function startBenchGateway({
     stdio: ['ignore', openSync(logFile, 'a'), 'inherit'],
   });
   let exited = false;
-  child.on('exit', () => (exited = true));
+  let ready = false;
+  child.on('exit', (code, signal) => {
+    exited = true;
+    const stopped = code === 0 || signal === 'SIGTERM' || signal === 'SIGKILL';
+    if (ready && stopped && !process.env.BENCH_KEEP_DIRS)
+      rmSync(dir, { recursive: true, force: true });
+  });
   for (;;) {
     if (exited) throw new Error(`gateway ${name} (${root}) exited; see ${logFile}`);
     // Written to stdout at every log level (demo-key.service.ts).
     key ??= /Demo virtual key: (\S+)/.exec(readFileSync(logFile, 'utf8'))?.[1];
-    if (key && (await answers(`http://127.0.0.1:${port}/health`)))
+    if (key && (await answers(`http://127.0.0.1:${port}/health`))) {
+      ready = true;
       return {
         child,
         pid: child.pid,
@@ -107,6 +119,7 @@ async function startBenchGateway({
         logFile,
         startMs: Date.now() - started,
       };
+    }
     await sleep(50);
   }
 }

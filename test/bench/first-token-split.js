@@ -207,7 +207,7 @@ async function main() {
     const output = env.SPLIT_OUTPUT ?? join(__dirname, '..', '..', 'first-token-split.json');
     writeFileSync(output, JSON.stringify({ settings, rows }, null, 2));
   } finally {
-    stopTargets(targets);
+    await stopTargets(targets);
     upstream.close();
   }
 }

@@ -17,7 +17,7 @@
 // PGlite, which shares the gateway's event loop and so adds to its tail latency.
 const { spawn } = require('node:child_process');
 const { createServer } = require('node:http');
-const { mkdtempSync, writeFileSync } = require('node:fs');
+const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const autocannon = require('autocannon');
@@ -99,6 +99,12 @@ function startGateway(upstreamUrl, failingUrl) {
   const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  // Its folder (config, embedded database) goes once it exits because it was stopped; one that
+  // failed keeps it. BENCH_KEEP_DIRS=1 keeps it always.
+  child.once('exit', (code, signal) => {
+    if ((code === 0 || signal === 'SIGTERM') && !process.env.BENCH_KEEP_DIRS)
+      rmSync(dir, { recursive: true, force: true });
   });
   if (presetKey) return Promise.resolve({ child, key: presetKey });
   return new Promise((resolve, reject) => {

@@ -173,7 +173,7 @@ async function main() {
       for (const d of diff) console.log(`| ${d.kind} | ${d.bytes} | ${d.objects} |`);
     }
   } finally {
-    stopTargets(targets);
+    await stopTargets(targets);
     upstream.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -5,7 +5,7 @@
 // per body, the status and the median over HOSTILE_RUNS (5) requests of the process CPU time
 // (process.cpuUsage) and wall time around one request. Run after
 // `npm run build`:   node test/bench/hostile-bodies.js
-const { mkdtempSync, writeFileSync } = require('node:fs');
+const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 
@@ -155,6 +155,8 @@ async function main() {
     `\nsmall request during 4 hostile ones: ${small.status} in ${small.ms.toFixed(1)} ms; slowest hostile one: ${Math.max(...others.map((o) => o.ms)).toFixed(1)} ms`,
   );
   await app.close();
+  // The embedded database's folder; kept when the run failed (BENCH_KEEP_DIRS=1: always).
+  if (!process.env.BENCH_KEEP_DIRS) rmSync(dir, { recursive: true, force: true });
 }
 
 main().catch((error) => {

@@ -37,7 +37,7 @@ async function startTargets(roots, options) {
       targets.push(await startTarget(root, index, options));
     return targets;
   } catch (error) {
-    stopTargets(targets);
+    await stopTargets(targets);
     throw error;
   }
 }
@@ -69,8 +69,24 @@ async function startTarget(root, index, { upstreamUrl, env, prefix, nodeArgs, ex
   return { ...gateway, name, root };
 }
 
+/**
+ * Stops the targets and resolves once each has exited (SIGKILL after 10 s), so that a caller may
+ * exit at once and a gateway's folder is still removed (bench-gateway.js).
+ */
 function stopTargets(targets) {
-  for (const target of targets) target.child.kill();
+  return Promise.all(targets.map((target) => stopChild(target.child)));
+}
+
+function stopChild(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill();
+  });
 }
 
 /** The targets' order in round `round`: alternating, so that none always runs right after another. */
