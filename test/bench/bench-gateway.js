@@ -1,10 +1,10 @@
 // How the benchmarks run a built gateway (bench.js, and through targets.js ab.js and first-token-split.js): its environment, a virtual key made
 // with its own CLI when it has a database of its own, and the gateway started as a target.
 const { execFileSync, spawn } = require('node:child_process');
-const { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { mkdtempSync, openSync, readFileSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
-const { answers, closedPort, sleep } = require('./process-stats');
+const { answers, closedPort, removeFolderOnStop, sleep } = require('./process-stats');
 
 /**
  * The gateway's variables: `inherited` (the shell's, without MALLOC_ARENA_MAX), the runtime's,
@@ -50,11 +50,7 @@ function createBenchKey(root, gatewayEnv, name) {
  * `upstreamUrl`, in a new folder for its config, data and log; `name` names the folder and the
  * key. Resolves once it has a key and answers /health, as a target:
  * { child, pid, port, base, key, logFile, startMs }.
- *
- * The folder is removed when the gateway exits after it was ready and because it was stopped
- * (SIGTERM, SIGKILL, or exit code 0 as SIGUSR2 gives when profiling), so repeated runs do not fill
- * the temp folder (with the embedded database, tens of MB each). A gateway that failed or
- * crashed keeps its folder, for its log; BENCH_KEEP_DIRS=1 keeps every folder.
+ * The folder goes once a gateway that was ready is stopped (removeFolderOnStop).
  */
 async function startBenchGateway({
   root,
@@ -98,12 +94,8 @@ async function startBenchGateway({
   });
   let exited = false;
   let ready = false;
-  child.on('exit', (code, signal) => {
-    exited = true;
-    const stopped = code === 0 || signal === 'SIGTERM' || signal === 'SIGKILL';
-    if (ready && stopped && !process.env.BENCH_KEEP_DIRS)
-      rmSync(dir, { recursive: true, force: true });
-  });
+  child.on('exit', () => (exited = true));
+  removeFolderOnStop(child, dir, () => ready);
   for (;;) {
     if (exited) throw new Error(`gateway ${name} (${root}) exited; see ${logFile}`);
     // Written to stdout at every log level (demo-key.service.ts).

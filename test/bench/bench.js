@@ -48,6 +48,7 @@ const {
   memory,
   reRunPinned,
   sleep,
+  stopChild,
 } = require('./process-stats');
 const { PLAIN_RUNTIME, inheritedEnv, runtimeFor } = require('./start-runtime');
 const { startBenchGateway } = require('./bench-gateway');
@@ -267,9 +268,7 @@ async function profile(upstreamUrl, children) {
         requests: result.requests,
         measuredS: settings.durationS,
       };
-      const exited = new Promise((resolve) => target.child.once('exit', resolve));
-      target.child.kill('SIGUSR2');
-      await exited;
+      await stopChild(target.child, 'SIGUSR2');
     }
   }
   writeFileSync(join(PROFILE_DIR, 'profiles.json'), JSON.stringify(index, null, 2));
@@ -490,8 +489,9 @@ async function main() {
     );
     console.log(`\nwritten to ${OUTPUT}`);
   } finally {
-    for (const child of children.reverse()) child.kill(PROFILE_DIR ? 'SIGUSR2' : 'SIGTERM');
-    await sleep(PROFILE_DIR ? 3000 : 300);
+    await Promise.all(
+      children.map((child) => stopChild(child, PROFILE_DIR ? 'SIGUSR2' : 'SIGTERM')),
+    );
   }
 }
 

@@ -17,13 +17,13 @@
 // PGlite, which shares the gateway's event loop and so adds to its tail latency.
 const { spawn } = require('node:child_process');
 const { createServer } = require('node:http');
-const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
+const { mkdtempSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const autocannon = require('autocannon');
 const { createFakeUpstream } = require('./fake-upstream');
 // closedPort: the failing first deployment of BENCH_FAILOVER=dead.
-const { answers, closedPort } = require('./process-stats');
+const { answers, closedPort, removeFolderOnStop } = require('./process-stats');
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -100,12 +100,7 @@ function startGateway(upstreamUrl, failingUrl) {
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  // Its folder (config, embedded database) goes once it exits because it was stopped; one that
-  // failed keeps it. BENCH_KEEP_DIRS=1 keeps it always.
-  child.once('exit', (code, signal) => {
-    if ((code === 0 || signal === 'SIGTERM') && !process.env.BENCH_KEEP_DIRS)
-      rmSync(dir, { recursive: true, force: true });
-  });
+  removeFolderOnStop(child, dir);
   if (presetKey) return Promise.resolve({ child, key: presetKey });
   return new Promise((resolve, reject) => {
     let output = '';

@@ -5,9 +5,10 @@
 // per body, the status and the median over HOSTILE_RUNS (5) requests of the process CPU time
 // (process.cpuUsage) and wall time around one request. Run after
 // `npm run build`:   node test/bench/hostile-bodies.js
-const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
+const { mkdtempSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
+const { removeBenchFolder } = require('./process-stats');
 
 const ROOT = join(__dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'gateway-hostile-'));
@@ -155,8 +156,8 @@ async function main() {
     `\nsmall request during 4 hostile ones: ${small.status} in ${small.ms.toFixed(1)} ms; slowest hostile one: ${Math.max(...others.map((o) => o.ms)).toFixed(1)} ms`,
   );
   await app.close();
-  // The embedded database's folder; kept when the run failed (BENCH_KEEP_DIRS=1: always).
-  if (!process.env.BENCH_KEEP_DIRS) rmSync(dir, { recursive: true, force: true });
+  // Kept when the run failed, for what is in it.
+  removeBenchFolder(dir);
 }
 
 main().catch((error) => {

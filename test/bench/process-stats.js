@@ -1,8 +1,8 @@
 // Helpers the benchmarks share: the median they report, a process's memory and CPU time as Linux
-// counts them, a free loopback port for a target, whether a target answers yet and the port a
-// started script listens on.
+// counts them, a free loopback port for a target, whether a target answers yet, the port a
+// started script listens on, and stopping a target and removing its folder.
 const { execFileSync, spawn } = require('node:child_process');
-const { readFileSync } = require('node:fs');
+const { readFileSync, rmSync } = require('node:fs');
 const { createServer } = require('node:net');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -71,6 +71,42 @@ function reRunPinned(script, args, loadCpu) {
   return true;
 }
 
+/**
+ * Sends `signal` to `child` and resolves once it has exited (SIGKILL after `graceMs`); at once if
+ * it already has. A caller may then exit without cutting a profile or a folder's removal short.
+ */
+function stopChild(child, signal = 'SIGTERM', graceMs = 10_000) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill(signal);
+  });
+}
+
+/**
+ * A benchmark's temporary folder (config, data, log), removed so that repeated runs do not fill
+ * the temp folder (with the embedded database, tens of MB each); BENCH_KEEP_DIRS=1 keeps it.
+ */
+function removeBenchFolder(dir) {
+  if (!process.env.BENCH_KEEP_DIRS) rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Removes `dir` (removeBenchFolder) once `child` exits because it was stopped (SIGTERM, SIGKILL,
+ * or exit code 0 as SIGUSR2 gives when profiling), if `started()` says it got that far. A child
+ * that failed or crashed keeps its folder, for its log.
+ */
+function removeFolderOnStop(child, dir, started = () => true) {
+  child.once('exit', (code, signal) => {
+    const stopped = code === 0 || signal === 'SIGTERM' || signal === 'SIGKILL';
+    if (stopped && started()) removeBenchFolder(dir);
+  });
+}
+
 /** Whether `url` answers 2xx yet; false while nothing listens there. */
 async function answers(url) {
   try {
@@ -130,4 +166,7 @@ module.exports = {
   answers,
   listeningPort,
   reRunPinned,
+  stopChild,
+  removeBenchFolder,
+  removeFolderOnStop,
 };

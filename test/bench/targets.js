@@ -5,6 +5,7 @@
 const { resolve } = require('node:path');
 const { startBenchGateway } = require('./bench-gateway');
 const { FLOORS, startFloor } = require('./floors');
+const { stopChild } = require('./process-stats');
 const { inheritedEnv, startRuntime } = require('./start-runtime');
 
 const CHECKOUT = resolve(__dirname, '..', '..');
@@ -69,24 +70,9 @@ async function startTarget(root, index, { upstreamUrl, env, prefix, nodeArgs, ex
   return { ...gateway, name, root };
 }
 
-/**
- * Stops the targets and resolves once each has exited (SIGKILL after 10 s), so that a caller may
- * exit at once and a gateway's folder is still removed (bench-gateway.js).
- */
+/** Stops the targets and resolves once each has exited (stopChild). */
 function stopTargets(targets) {
   return Promise.all(targets.map((target) => stopChild(target.child)));
-}
-
-function stopChild(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', () => {
-      clearTimeout(force);
-      resolve();
-    });
-    child.kill();
-  });
 }
 
 /** The targets' order in round `round`: alternating, so that none always runs right after another. */
