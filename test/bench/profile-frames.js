@@ -1,5 +1,5 @@
 // How the profile scripts (profile-summary.js, profile-diff.js, profile-tree.js) name where a
-// sampled frame runs, and which samples they count.
+// sampled frame runs, which layer of the gateway it belongs to, and which samples they count.
 
 /** The npm package, `node:` folder or gateway file (under dist/) a frame's script belongs to. */
 function moduleOf(url) {
@@ -36,4 +36,84 @@ function measuredSamples(profile, measuredS) {
   return { nodes, samples };
 }
 
-module.exports = { moduleOf, functionKey, measuredSamples };
+// Layers: each sample goes to the deepest frame on its stack that belongs to a known layer, so
+// Node internals count for the library or gateway code that called them.
+const LAYERS = [
+  [
+    'logging',
+    /^(pino|pino-http|nestjs-pino|@pinojs\/redact|sonic-boom|pino-std-serializers|gateway:common\/logging)/,
+  ],
+  ['metrics', /^(prom-client|gateway:metrics)/],
+  [
+    'SSE relaying',
+    /^(gateway:common\/sse|eventsource-parser|gateway:providers\/upstream-sse|gateway:common\/async)/,
+  ],
+  // The floors' own handlers (floor-proxy.js, nest-floor-proxy.js) are their adapters.
+  ['upstream call (undici, adapter)', /^(undici|gateway:providers|file:.*floor-proxy\.js$)/],
+  // uuid: the usage rows' time-ordered ids.
+  ['usage recording (Prisma, pg)', /^(gateway:usage|@prisma|pg|pg-protocol|pg-pool|uuid)/],
+  // lru-cache: the key lookup cache.
+  ['guards: key auth', /^(gateway:(auth|keys)|lru-cache)/],
+  [
+    'throttler, limits',
+    /^(@nestjs\/throttler|gateway:throttling|gateway:limits|gateway:common\/time|ioredis)/,
+  ],
+  [
+    'validation',
+    /^(gateway:common\/validation|gateway:completions\/(dto|chat-completion-body)|class-validator|class-transformer)/,
+  ],
+  // The deployments come from the config service; completion and request ids from common/ids.
+  ['completions service, routing', /^gateway:(completions|config|common\/ids)/],
+  // The HTTP adapter's reply writes what Nest's handler returned: Nest's part, not body parsing's.
+  [
+    'Nest routing, guards/interceptors glue, reply',
+    /^gateway:common\/http\/(gateway|stable-prototype)-express\.adapter/,
+  ],
+  [
+    'body parsing, Express middleware',
+    /^(body-parser|raw-body|content-type|iconv-lite|gateway:common\/http|type-is|media-typer)/,
+  ],
+  [
+    'Nest routing, guards/interceptors glue, reply',
+    /^(@nestjs\/core|@nestjs\/common|@nestjs\/platform-express|rxjs|reflect-metadata|tslib|gateway:common\/(filters|metadata|runtime)|gateway:app)/,
+  ],
+  [
+    'Express router',
+    /^(express|router|path-to-regexp|finalhandler|on-finished|send|vary|cookie|parseurl|debug|mime-types)/,
+  ],
+  ['Node HTTP server, sockets, streams', /^node:/],
+];
+const layerOfModule = (module) => LAYERS.find(([, pattern]) => pattern.test(module))?.[0];
+const UNSTACKED = ['(garbage collector)', '(program)', '(idle)'];
+// Frames that count for whoever called them: Node's own modules, V8's builtins, and WebAssembly
+// (undici's HTTP parser, Prisma's query compiler).
+const INNER = /^(node:|\(native \/ V8\)$|wasm:)/;
+
+/**
+ * For one profile (`nodes`: node id -> node), a function from a sampled node's id to its layer:
+ * the deepest frame on its stack that is not INNER, by its package's layer (a package outside
+ * every layer as `other: <package>`); V8's own entries (the collector, `(program)`) as themselves.
+ */
+function layerNamer(nodes) {
+  const parent = new Map();
+  for (const node of nodes.values())
+    for (const child of node.children ?? []) parent.set(child, node.id);
+  const named = new Map();
+  return (id) => {
+    let layer = named.get(id);
+    if (layer !== undefined) return layer;
+    const leafName = nodes.get(id).callFrame.functionName;
+    if (UNSTACKED.includes(leafName)) layer = leafName;
+    for (let at = id; layer === undefined && at !== undefined; at = parent.get(at)) {
+      const module = moduleOf(nodes.get(at).callFrame.url);
+      if (!INNER.test(module)) layer = layerOfModule(module) ?? `other: ${module}`;
+    }
+    for (let at = id; layer === undefined && at !== undefined; at = parent.get(at))
+      layer = layerOfModule(moduleOf(nodes.get(at).callFrame.url));
+    layer ??= '(native / V8)';
+    named.set(id, layer);
+    return layer;
+  };
+}
+
+module.exports = { moduleOf, functionKey, layerNamer, measuredSamples };

@@ -3,7 +3,7 @@
 // self time by module (npm package, or file of the gateway's own code) and by function.
 //   node test/bench/profile-summary.js DIR/CPU.*.cpuprofile [top=25]
 const { readFileSync } = require('node:fs');
-const { functionKey, moduleOf } = require('./profile-frames');
+const { functionKey, layerNamer, moduleOf } = require('./profile-frames');
 
 const [file, topArg] = process.argv.slice(2);
 const top = Number(topArg ?? 25);
@@ -29,58 +29,10 @@ for (const [id, us] of self) {
   const key = functionKey(callFrame);
   functions.set(key, (functions.get(key) ?? 0) + us);
 }
-// Layers: each sample goes to the deepest frame on its stack that belongs to a known layer, so
-// Node internals count for the library or gateway code that called them.
-const LAYERS = [
-  [
-    'logging',
-    /^(pino|pino-http|nestjs-pino|@pinojs\/redact|sonic-boom|pino-std-serializers|gateway:common\/logging)/,
-  ],
-  ['metrics', /^(prom-client|gateway:metrics)/],
-  [
-    'SSE relaying',
-    /^(gateway:common\/sse|eventsource-parser|gateway:providers\/upstream-sse|gateway:common\/async)/,
-  ],
-  ['upstream call (undici, adapter)', /^(undici|gateway:providers)/],
-  ['usage recording (Prisma, pg)', /^(gateway:usage|@prisma|pg|pg-protocol|pg-pool|wasm:)/],
-  ['guards: key auth', /^gateway:(auth|keys)/],
-  ['throttler, limits', /^(@nestjs\/throttler|gateway:throttling|gateway:limits|ioredis)/],
-  [
-    'validation',
-    /^(gateway:common\/validation|gateway:completions\/(dto|chat-completion-body)|class-validator|class-transformer)/,
-  ],
-  ['completions service, routing', /^gateway:completions/],
-  [
-    'body parsing, Express middleware',
-    /^(body-parser|raw-body|content-type|iconv-lite|gateway:common\/http|type-is|media-typer)/,
-  ],
-  [
-    'Nest routing, guards/interceptors glue',
-    /^(@nestjs\/core|@nestjs\/common|@nestjs\/platform-express|rxjs|reflect-metadata|gateway:common\/filters|gateway:app)/,
-  ],
-  ['Express router', /^(express|router|path-to-regexp|finalhandler|on-finished|send|vary|cookie)/],
-  ['Node HTTP server, sockets, streams', /^node:/],
-];
-const layerOf = (module) => LAYERS.find(([, pattern]) => pattern.test(module))?.[0];
+const layerOf = layerNamer(byId);
 const layers = new Map();
-const parent = new Map();
-for (const node of profile.nodes)
-  for (const child of node.children ?? []) parent.set(child, node.id);
 for (const [id, us] of self) {
-  let layer;
-  const leaf = byId.get(id).callFrame;
-  const leafName = leaf.functionName;
-  if (['(garbage collector)', '(program)', '(idle)'].includes(leafName)) layer = leafName;
-  for (let at = id; layer === undefined && at !== undefined; at = parent.get(at)) {
-    const module = moduleOf(byId.get(at).callFrame.url);
-    if (!module.startsWith('node:') && module !== '(native / V8)')
-      layer = layerOf(module) ?? `other: ${module}`;
-  }
-  if (layer === undefined) {
-    for (let at = id; layer === undefined && at !== undefined; at = parent.get(at))
-      layer = layerOf(moduleOf(byId.get(at).callFrame.url));
-  }
-  layer ??= '(native / V8)';
+  const layer = layerOf(id);
   layers.set(layer, (layers.get(layer) ?? 0) + us);
 }
 const busy = total - (modules.get('(idle)') ?? 0);
