@@ -112,16 +112,12 @@ async function main() {
       );
     }
     const rows = builds.map((build, index) => {
-      const ratios = cpu[index].map((ms, round) => ms / cpu[0][round]).sort((a, b) => a - b);
-      const cheaper = ratios.filter((r) => r < 1).length;
+      const { median, ratioMedian, ...againstA } = stats.ratioToFirst(cpu, index);
       return {
         build: build.name,
-        cpuMsMedian: stats.median(cpu[index]),
-        ratioToA: index === 0 ? 1 : stats.median(ratios),
-        ratioIqr:
-          index === 0 ? null : [stats.percentile(ratios, 0.25), stats.percentile(ratios, 0.75)],
-        cheaperRounds: index === 0 ? null : cheaper,
-        signTestP: index === 0 ? null : stats.signTestP(cheaper, ratios.length),
+        cpuMsMedian: median,
+        ratioToA: ratioMedian,
+        ...againstA,
         errors: errors[index],
         sequential: settings.sequential
           ? { ...latencyAgainstA(p50, index), errors: sequentialErrors[index] }

@@ -24,6 +24,18 @@
 // started, idle RSS BENCH_IDLE_SETTLE_MS (13 s) later, VmRSS after each round (growth), VmHWM
 // (peak) at the end.
 //
+// A target's round takes about 25 s, so the rounds compare the gateway with the floor minutes
+// apart, and on a VM whose speed drifts between minutes their ratios can mislead. After them,
+// paired rounds (pairedRounds(), as `npm run bench:ab` runs them) compare the floor, the Nest
+// floor, the baseline and the gateways seconds apart: after one unrecorded run each,
+// BENCH_PAIRED_ROUNDS (20) rounds, every target in turn, alternating order, each
+// BENCH_PAIRED_ROUND_S (1.5) s at concurrency 32 and then BENCH_PAIRED_SEQUENTIAL (100) requests
+// one at a time; per round each target's CPU per request divided by the floor's, and its p50 or
+// time to first token less the floor's, and the medians of those. JSON, then streams. The stable
+// floors are left out of them: with every target in turn, each idles while the others run, and
+// past about 8 s V8's memory reducer makes the next seconds dearer ("Tenth pass").
+// BENCH_PAIRED_ROUNDS=0 leaves them out.
+//
 // BENCH_BASELINE=DIR adds another build of the gateway (a checkout of an earlier commit, built)
 // as the target `baseline`, for before/after figures from one run (on BENCH_BASELINE_DATABASE_URL
 // when set, else on the same database).
@@ -42,10 +54,12 @@ const { join } = require('node:path');
 const { Agent, request } = require('undici');
 const autocannon = require('autocannon');
 const {
+  againstFirst,
   cpuSeconds,
   listeningPort,
   median,
   memory,
+  ratioToFirst,
   reRunPinned,
   sleep,
   stopChild,
@@ -54,6 +68,7 @@ const { PLAIN_RUNTIME, inheritedEnv, runtimeFor } = require('./start-runtime');
 const { startBenchGateway } = require('./bench-gateway');
 const { chatBody, chatHeaders, sequential } = require('./requests');
 const { startFloor } = require('./floors');
+const { roundOrder } = require('./targets');
 
 const ROOT = join(__dirname, '..', '..');
 const env = process.env;
@@ -77,6 +92,9 @@ const settings = {
   holdStreams: Number(env.BENCH_HOLD_STREAMS ?? 1000),
   holdChunks: Number(env.BENCH_HOLD_CHUNKS ?? 20),
   holdDelayMs: Number(env.BENCH_HOLD_DELAY_MS ?? 100),
+  pairedRounds: Number(env.BENCH_PAIRED_ROUNDS ?? (QUICK ? 4 : 20)),
+  pairedRoundS: Number(env.BENCH_PAIRED_ROUND_S ?? 1.5),
+  pairedSequential: Number(env.BENCH_PAIRED_SEQUENTIAL ?? (QUICK ? 50 : 100)),
   database: env.BENCH_DATABASE_URL ? 'external Postgres' : 'embedded PGlite',
   redis: Boolean(env.BENCH_REDIS_URL),
   baseline: env.BENCH_BASELINE ?? null,
@@ -176,6 +194,50 @@ function saturate(target, stream, durationS = settings.durationS) {
     );
   });
 }
+
+/**
+ * Paired rounds of one shape (JSON, or streams with `stream`) over `targets`, the floor first
+ * (see the header): for each target, CPU per request as a ratio to the floor's of the same
+ * rounds (ratioToFirst) and one-at-a-time latency as a difference to the floor's (againstFirst,
+ * p50 or time to first token), and the errors of both; a Map by target name.
+ */
+async function pairedRounds(targets, stream) {
+  for (const target of targets) await saturate(target, stream, settings.pairedRoundS);
+  const cpu = targets.map(() => []);
+  const latency = targets.map(() => []);
+  const errors = targets.map(() => 0);
+  for (let round = 0; round < settings.pairedRounds; round++) {
+    process.stderr.write(
+      `paired ${stream ? 'streams' : 'JSON'} round ${round + 1}/${settings.pairedRounds}\n`,
+    );
+    for (const index of roundOrder(targets.length, round)) {
+      const run = await saturate(targets[index], stream, settings.pairedRoundS);
+      cpu[index].push(run.cpuMsPerRequest);
+      const one = await sequential(targets[index], stream, settings.pairedSequential);
+      latency[index].push(one.p50);
+      errors[index] += run.errors + one.errors;
+    }
+  }
+  return new Map(
+    targets.map((target, index) => [
+      target.name,
+      {
+        cpu: ratioToFirst(cpu, index),
+        latency: againstFirst(latency, index),
+        errors: errors[index],
+        rounds: { cpuMsPerRequest: cpu[index], latencyP50: latency[index] },
+      },
+    ]),
+  );
+}
+
+/** A paired ratio as its table cell: the median, then the interquartile range. */
+const pairedRatioCell = ({ ratioMedian, ratioIqr }) =>
+  `${ratioMedian.toFixed(2)} (IQR ${ratioIqr.map((r) => r.toFixed(2)).join('-')})`;
+
+/** A paired latency difference as its table cell: `floor + 0.19`. */
+const pairedDifferenceCell = ({ differenceMedian }) =>
+  `floor ${differenceMedian >= 0 ? '+' : '-'} ${Math.abs(differenceMedian).toFixed(2)}`;
 
 /** `count` streams open at once; each must end with [DONE]. */
 async function hold(target, count) {
@@ -378,6 +440,14 @@ async function main() {
         target.rounds.push(result);
       }
     }
+    const pairedTargets = targets.filter((target) => !target.name.endsWith('stable prototypes'));
+    const paired =
+      settings.pairedRounds > 0
+        ? {
+            json: await pairedRounds(pairedTargets, false),
+            stream: await pairedRounds(pairedTargets, true),
+          }
+        : null;
     for (const target of targets) {
       process.stderr.write(`holding ${settings.holdStreams} streams on ${target.name}\n`);
       target.hold = await hold(target, settings.holdStreams);
@@ -391,8 +461,17 @@ async function main() {
     const directJson99 = median(directRounds.map((r) => r.json.p99));
     const directTtft = median(directRounds.map((r) => r.stream.p50));
     const summary = {};
+    // Cells of the `/ floor` columns that paired rounds give, by metric and target, in place of
+    // the value's quotient by the floor's value.
+    const pairedCells = {};
+    const PAIRED_JSON_CPU = 'CPU per JSON request, paired rounds (ms)';
+    const PAIRED_STREAM_CPU = `CPU per ${settings.chunks}-chunk stream, paired rounds (ms)`;
+    const PAIRED_P50 = 'p50 c=1, paired rounds (ms)';
+    const PAIRED_TTFT = 'TTFT c=1, paired rounds (ms)';
     for (const target of targets) {
       const m = (pick) => median(target.rounds.map(pick));
+      const pairedJson = paired?.json.get(target.name);
+      const pairedStream = paired?.stream.get(target.name);
       const errors = target.rounds
         .flatMap((r) => [
           r.json1,
@@ -402,7 +481,19 @@ async function main() {
           r.afterIdle?.json32,
           r.afterIdle?.stream32,
         ])
-        .reduce((sum, run) => sum + (run?.errors ?? 0), 0);
+        .reduce(
+          (sum, run) => sum + (run?.errors ?? 0),
+          (pairedJson?.errors ?? 0) + (pairedStream?.errors ?? 0),
+        );
+      if (pairedJson && target !== targets[0]) {
+        const cells = [
+          [PAIRED_JSON_CPU, pairedRatioCell(pairedJson.cpu)],
+          [PAIRED_STREAM_CPU, pairedRatioCell(pairedStream.cpu)],
+          [PAIRED_P50, pairedDifferenceCell(pairedJson.latency)],
+          [PAIRED_TTFT, pairedDifferenceCell(pairedStream.latency)],
+        ];
+        for (const [metric, cell] of cells) (pairedCells[metric] ??= {})[target.name] = cell;
+      }
       summary[target.name] = {
         'added p50 c=1 (ms)': m((r) => r.json1.p50) - directJson,
         'added p99 c=1 (ms)': m((r) => r.json1.p99) - directJson99,
@@ -423,6 +514,14 @@ async function main() {
             }
           : {}),
         'added TTFT c=1 (ms)': m((r) => r.stream1.p50) - directTtft,
+        ...(pairedJson
+          ? {
+              [PAIRED_JSON_CPU]: pairedJson.cpu.median,
+              [PAIRED_STREAM_CPU]: pairedStream.cpu.median,
+              [PAIRED_P50]: pairedJson.latency.median,
+              [PAIRED_TTFT]: pairedStream.latency.median,
+            }
+          : {}),
         'RSS 2 s after start (MiB)': target.startRss,
         'idle RSS (MiB)': target.idleRss,
         'peak RSS (MiB)': target.peakRss,
@@ -443,7 +542,9 @@ async function main() {
               ? value
               : value.toFixed(2)
             : (value ?? '');
-        if (name !== 'floor') row[`${name} / floor`] = ratio(value, summary.floor[metric]);
+        if (name !== 'floor')
+          row[`${name} / floor`] =
+            pairedCells[metric]?.[name] ?? ratio(value, summary.floor[metric]);
         if (name === 'gateway' && summary.baseline)
           row['gateway / baseline'] = ratio(value, summary.baseline[metric]);
       }
@@ -454,7 +555,12 @@ async function main() {
         `${settings.rounds} rounds, ${settings.durationS} s per saturation run${settings.warmupS > 0 ? ` (each target's round after ${settings.warmupS} s of JSON and ${settings.warmupS} s of streams, reported as "after idle")` : ''}, concurrency ${settings.concurrency}, ` +
         `database ${settings.database}, targets on CPU ${TARGET_CPU}, load on CPU ${LOAD_CPU}, ` +
         `runtime ${describeRuntime(RUNTIME)}${BASELINE_RUNTIME === RUNTIME ? '' : ` (baseline ${describeRuntime(BASELINE_RUNTIME)})`} (medians over rounds; ` +
-        `direct upstream p50 ${directJson.toFixed(2)} ms, TTFT ${directTtft.toFixed(2)} ms)\n`,
+        `direct upstream p50 ${directJson.toFixed(2)} ms, TTFT ${directTtft.toFixed(2)} ms)` +
+        (paired
+          ? `; paired rounds: ${settings.pairedRounds} of ${settings.pairedRoundS} s and ${settings.pairedSequential} requests one at a time per target but the stable floors, ` +
+            "their rows' `/ floor` cells the median of the rounds' ratios (IQR) or differences to the floor"
+          : '') +
+        '\n',
     );
     console.log(table(rows));
     writeFileSync(
@@ -470,6 +576,13 @@ async function main() {
             rounds: directRounds,
           },
           summary,
+          paired: paired
+            ? pairedTargets.map(({ name }) => ({
+                name,
+                json: paired.json.get(name),
+                stream: paired.stream.get(name),
+              }))
+            : null,
           raw: targets.map(
             ({ name, startRss, idleRss, peakRss, rssEnd, rounds, hold: held, startMs }) => ({
               name,

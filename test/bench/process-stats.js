@@ -153,10 +153,31 @@ function againstFirst(perTarget, index) {
   };
 }
 
+/**
+ * Target `index`'s per-round figures (`perTarget[index]`, one per round) as ratios to the first
+ * target's of the same rounds: the median of its figures, the median ratio and its interquartile
+ * range, the rounds where it was cheaper (ratio below 1) and the sign test's p on that count
+ * (null for the first target, whose ratio is 1).
+ */
+function ratioToFirst(perTarget, index) {
+  const ratios = perTarget[index]
+    .map((value, round) => value / perTarget[0][round])
+    .sort((a, b) => a - b);
+  const cheaper = ratios.filter((r) => r < 1).length;
+  return {
+    median: median(perTarget[index]),
+    ratioMedian: index === 0 ? 1 : median(ratios),
+    ratioIqr: index === 0 ? null : [percentile(ratios, 0.25), percentile(ratios, 0.75)],
+    cheaperRounds: index === 0 ? null : cheaper,
+    signTestP: index === 0 ? null : signTestP(cheaper, ratios.length),
+  };
+}
+
 module.exports = {
   signTestP,
   formatP,
   againstFirst,
+  ratioToFirst,
   sleep,
   median,
   percentile,
