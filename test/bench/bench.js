@@ -13,8 +13,9 @@
 // are checked but never reached, body validation, usage records (BENCH_DATABASE_URL, or the
 // embedded PGlite), JSON logs at the production level (`log`) to a file, metrics.
 //
-// Rounds are interleaved (every scenario on every target, then the next round) so drift cancels;
-// figures are medians over rounds. Each target's round starts with BENCH_WARMUP (3) seconds of
+// Rounds are interleaved (every scenario on every target, then the next round), so drift over
+// the whole run falls on every target alike (drift within a round does not: the paired rounds
+// below); figures are medians over rounds. Each target's round starts with BENCH_WARMUP (3) seconds of
 // JSON and then of streams at concurrency 32, reported apart as "after idle" (the target idled
 // while the others ran; docs/performance.md, "Tenth pass"). Then: JSON at concurrency 1 (own
 // undici client, added p50 and p99 against the upstream called directly), JSON at concurrency 32 (autocannon: req/s,
@@ -27,14 +28,16 @@
 // A target's round takes about 25 s, so the rounds compare the gateway with the floor minutes
 // apart, and on a VM whose speed drifts between minutes their ratios can mislead. After them,
 // paired rounds (pairedRounds(), as `npm run bench:ab` runs them) compare the floor, the Nest
-// floor, the baseline and the gateways seconds apart: after one unrecorded run each,
-// BENCH_PAIRED_ROUNDS (20) rounds, every target in turn, alternating order, each
-// BENCH_PAIRED_ROUND_S (1.5) s at concurrency 32 and then BENCH_PAIRED_SEQUENTIAL (100) requests
-// one at a time; per round each target's CPU per request divided by the floor's, and its p50 or
-// time to first token less the floor's, and the medians of those. JSON, then streams. The stable
-// floors are left out of them: with every target in turn, each idles while the others run, and
-// past about 8 s V8's memory reducer makes the next seconds dearer ("Tenth pass").
-// BENCH_PAIRED_ROUNDS=0 leaves them out.
+// floor, the baseline and the gateways seconds apart: BENCH_PAIRED_ROUNDS (20) rounds, every
+// target in turn, alternating order, each BENCH_PAIRED_ROUND_S (1.5) s at concurrency 32 and then
+// BENCH_PAIRED_SEQUENTIAL (100) requests one at a time; per round each target's CPU per request
+// divided by the floor's, and its p50 or time to first token less the floor's, and the medians of
+// those. JSON, then streams. Each target idles while the others run, over 8 s with four of them,
+// and past about 8 s V8's memory reducer makes the next seconds dearer ("Tenth pass"): every
+// measured turn comes right after BENCH_PAIRED_WARM_S (0.5) s of unrecorded load, so each round
+// measures a loaded process, as the main rounds do after their "after idle" runs. The stable
+// floors are left out, which keeps the turns closer together. BENCH_PAIRED_ROUNDS=0: no paired
+// rounds.
 //
 // BENCH_BASELINE=DIR adds another build of the gateway (a checkout of an earlier commit, built)
 // as the target `baseline`, for before/after figures from one run (on BENCH_BASELINE_DATABASE_URL
@@ -94,6 +97,7 @@ const settings = {
   holdDelayMs: Number(env.BENCH_HOLD_DELAY_MS ?? 100),
   pairedRounds: Number(env.BENCH_PAIRED_ROUNDS ?? (QUICK ? 4 : 20)),
   pairedRoundS: Number(env.BENCH_PAIRED_ROUND_S ?? 1.5),
+  pairedWarmS: Number(env.BENCH_PAIRED_WARM_S ?? 0.5),
   pairedSequential: Number(env.BENCH_PAIRED_SEQUENTIAL ?? (QUICK ? 50 : 100)),
   database: env.BENCH_DATABASE_URL ? 'external Postgres' : 'embedded PGlite',
   redis: Boolean(env.BENCH_REDIS_URL),
@@ -199,23 +203,28 @@ function saturate(target, stream, durationS = settings.durationS) {
  * Paired rounds of one shape (JSON, or streams with `stream`) over `targets`, the floor first
  * (see the header): for each target, CPU per request as a ratio to the floor's of the same
  * rounds (ratioToFirst) and one-at-a-time latency as a difference to the floor's (againstFirst,
- * p50 or time to first token), and the errors of both; a Map by target name.
+ * p50 or time to first token), and the errors of all its runs, the unrecorded ones included; a
+ * Map by target name.
  */
 async function pairedRounds(targets, stream) {
-  for (const target of targets) await saturate(target, stream, settings.pairedRoundS);
   const cpu = targets.map(() => []);
-  const latency = targets.map(() => []);
+  // p50 of the JSON answers, or time to first token of the streams, one at a time.
+  const sequentialP50 = targets.map(() => []);
   const errors = targets.map(() => 0);
   for (let round = 0; round < settings.pairedRounds; round++) {
     process.stderr.write(
       `paired ${stream ? 'streams' : 'JSON'} round ${round + 1}/${settings.pairedRounds}\n`,
     );
     for (const index of roundOrder(targets.length, round)) {
+      const warm =
+        settings.pairedWarmS > 0
+          ? await saturate(targets[index], stream, settings.pairedWarmS)
+          : { errors: 0 };
       const run = await saturate(targets[index], stream, settings.pairedRoundS);
       cpu[index].push(run.cpuMsPerRequest);
       const one = await sequential(targets[index], stream, settings.pairedSequential);
-      latency[index].push(one.p50);
-      errors[index] += run.errors + one.errors;
+      sequentialP50[index].push(one.p50);
+      errors[index] += warm.errors + run.errors + one.errors;
     }
   }
   return new Map(
@@ -223,9 +232,9 @@ async function pairedRounds(targets, stream) {
       target.name,
       {
         cpu: ratioToFirst(cpu, index),
-        latency: againstFirst(latency, index),
+        latency: againstFirst(sequentialP50, index),
         errors: errors[index],
-        rounds: { cpuMsPerRequest: cpu[index], latencyP50: latency[index] },
+        rounds: { cpuMsPerRequest: cpu[index], sequentialP50: sequentialP50[index] },
       },
     ]),
   );
@@ -461,8 +470,8 @@ async function main() {
     const directJson99 = median(directRounds.map((r) => r.json.p99));
     const directTtft = median(directRounds.map((r) => r.stream.p50));
     const summary = {};
-    // Cells of the `/ floor` columns that paired rounds give, by metric and target, in place of
-    // the value's quotient by the floor's value.
+    // A paired row's `/ floor` cell is the median of its rounds' ratios or differences, not its
+    // median over the floor's: the two medians may come from rounds at different speeds.
     const pairedCells = {};
     const PAIRED_JSON_CPU = 'CPU per JSON request, paired rounds (ms)';
     const PAIRED_STREAM_CPU = `CPU per ${settings.chunks}-chunk stream, paired rounds (ms)`;
@@ -546,7 +555,10 @@ async function main() {
           row[`${name} / floor`] =
             pairedCells[metric]?.[name] ?? ratio(value, summary.floor[metric]);
         if (name === 'gateway' && summary.baseline)
-          row['gateway / baseline'] = ratio(value, summary.baseline[metric]);
+          // The paired rounds compare each target with the floor only.
+          row['gateway / baseline'] = pairedCells[metric]
+            ? ''
+            : ratio(value, summary.baseline[metric]);
       }
       return row;
     });

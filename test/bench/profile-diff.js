@@ -33,7 +33,7 @@ function perRequest({ file, requests, measuredS }) {
   return { self, layers };
 }
 
-/** One row per key of either map: `label` beside the Nest floor's and the gateway's figures. */
+/** The `rows` keys of either map whose gateway figure most exceeds the Nest floor's, largest first. */
 function printDifferences(label, a, b, rows) {
   const all = [...new Set([...a.keys(), ...b.keys()])].map((key) => ({
     key,

@@ -50,20 +50,24 @@ const LAYERS = [
   ],
   // The floors' own handlers (floor-proxy.js, nest-floor-proxy.js) are their adapters.
   ['upstream call (undici, adapter)', /^(undici|gateway:providers|file:.*floor-proxy\.js$)/],
-  // uuid: the usage rows' time-ordered ids.
-  ['usage recording (Prisma, pg)', /^(gateway:usage|@prisma|pg|pg-protocol|pg-pool|uuid)/],
+  // uuid: the usage rows' time-ordered ids; money: their cost. The database module, Prisma's
+  // generated client and the embedded Postgres serve the key lookups too, which the cache spares.
+  [
+    'usage recording (Prisma, pg)',
+    /^(gateway:(usage|database|generated|common\/money)|@prisma|@electric-sql|pg|pg-protocol|pg-pool|uuid)/,
+  ],
   // lru-cache: the key lookup cache.
   ['guards: key auth', /^(gateway:(auth|keys)|lru-cache)/],
   [
     'throttler, limits',
-    /^(@nestjs\/throttler|gateway:throttling|gateway:limits|gateway:common\/time|ioredis)/,
+    /^(@nestjs\/throttler|gateway:(throttling|limits|common\/time|common\/tokens)|ioredis)/,
   ],
   [
     'validation',
     /^(gateway:common\/validation|gateway:completions\/(dto|chat-completion-body)|class-validator|class-transformer)/,
   ],
   // The deployments come from the config service; completion and request ids from common/ids.
-  ['completions service, routing', /^gateway:(completions|config|common\/ids)/],
+  ['completions service, routing', /^gateway:(completions|config|common\/(ids|errors))/],
   // The HTTP adapter's reply writes what Nest's handler returned: Nest's part, not body parsing's.
   [
     'Nest routing, guards/interceptors glue, reply',
@@ -75,19 +79,20 @@ const LAYERS = [
   ],
   [
     'Nest routing, guards/interceptors glue, reply',
-    /^(@nestjs\/core|@nestjs\/common|@nestjs\/platform-express|rxjs|reflect-metadata|tslib|gateway:common\/(filters|metadata|runtime)|gateway:app)/,
+    /^(@nestjs\/core|@nestjs\/common|@nestjs\/platform-express|rxjs|reflect-metadata|gateway:common\/(filters|metadata|runtime)|gateway:app)/,
   ],
   [
     'Express router',
-    /^(express|router|path-to-regexp|finalhandler|on-finished|send|vary|cookie|parseurl|debug|mime-types)/,
+    /^(express|router|path-to-regexp|finalhandler|on-finished|send|vary|cookie|parseurl|mime-types)/,
   ],
   ['Node HTTP server, sockets, streams', /^node:/],
 ];
 const layerOfModule = (module) => LAYERS.find(([, pattern]) => pattern.test(module))?.[0];
 const UNSTACKED = ['(garbage collector)', '(program)', '(idle)'];
-// Frames that count for whoever called them: Node's own modules, V8's builtins, and WebAssembly
-// (undici's HTTP parser, Prisma's query compiler).
-const INNER = /^(node:|\(native \/ V8\)$|wasm:)/;
+// Frames that count for whoever called them: Node's own modules, V8's builtins, WebAssembly
+// (undici's HTTP parser, Prisma's query compiler) and helpers any package may call (debug,
+// tslib's async and decorator helpers).
+const INNER = /^(node:|\(native \/ V8\)$|wasm:|debug$|tslib$)/;
 
 /**
  * For one profile (`nodes`: node id -> node), a function from a sampled node's id to its layer:
