@@ -22,10 +22,10 @@
 const { spawn } = require('node:child_process');
 const { writeFileSync } = require('node:fs');
 const { join } = require('node:path');
-const autocannon = require('autocannon');
 const stats = require('./process-stats');
-const { chatBody, chatHeaders, sequential } = require('./requests');
-const { roundOrder, startTargets, stopTargets, targetsFromArgs } = require('./targets');
+const { runPairedRounds } = require('./paired-rounds');
+const { saturate } = require('./requests');
+const { startTargets, stopTargets, targetsFromArgs } = require('./targets');
 
 const env = process.env;
 const LOAD_CPU = env.BENCH_LOAD_CPU ?? '0';
@@ -52,31 +52,6 @@ async function startUpstream() {
   return { child, url: `http://127.0.0.1:${port}/v1` };
 }
 
-/** Load at `concurrency` for `seconds`: CPU milliseconds per request from the build's counters. */
-function load(build, seconds) {
-  const before = stats.cpuSeconds(build.child.pid);
-  return new Promise((resolveRun, reject) =>
-    autocannon(
-      {
-        url: `${build.base}/chat/completions`,
-        method: 'POST',
-        headers: chatHeaders(build.key),
-        body: chatBody('bench-model', settings.stream),
-        connections: settings.concurrency,
-        duration: seconds,
-      },
-      (error, result) => {
-        if (error) return reject(error);
-        const cpu = stats.cpuSeconds(build.child.pid) - before;
-        resolveRun({
-          cpuMs: (cpu * 1000) / Math.max(1, result.requests.total),
-          errors: result.errors + result.timeouts + result.non2xx,
-        });
-      },
-    ),
-  );
-}
-
 /** A build's one-at-a-time p50s against the first build's, round by round. */
 function latencyAgainstA(p50, index) {
   const { median, ...againstA } = stats.againstFirst(p50, index);
@@ -88,29 +63,29 @@ async function main() {
   let builds = [];
   try {
     builds = await startTargets(roots, { upstreamUrl: upstream.url, env, prefix: 'ab' });
-    for (const build of builds) await load(build, settings.warmupS);
-    const cpu = builds.map(() => []);
-    const p50 = builds.map(() => []);
-    const errors = builds.map(() => 0);
-    const sequentialErrors = builds.map(() => 0);
-    for (let round = 0; round < settings.rounds; round++) {
-      for (const index of roundOrder(builds.length, round)) {
-        const run = await load(builds[index], settings.roundS);
-        cpu[index].push(run.cpuMs);
-        errors[index] += run.errors;
-        if (settings.sequential > 0) {
-          const latency = await sequential(builds[index], settings.stream, settings.sequential);
-          p50[index].push(latency.p50);
-          sequentialErrors[index] += latency.errors;
-        }
-      }
-      const latencies = settings.sequential
-        ? `; ${settings.stream ? 'first token' : 'p50'} one at a time ${p50.map((p) => p[round].toFixed(3)).join(' ')} ms`
-        : '';
-      console.log(
-        `round ${round + 1}/${settings.rounds}: ${cpu.map((c) => c[round].toFixed(3)).join(' ')} ms${latencies}`,
-      );
-    }
+    for (const build of builds)
+      await saturate(build, {
+        stream: settings.stream,
+        seconds: settings.warmupS,
+        connections: settings.concurrency,
+      });
+    const { cpu, p50, errors, sequentialErrors } = await runPairedRounds(builds, {
+      rounds: settings.rounds,
+      roundS: settings.roundS,
+      warmS: 0,
+      stream: settings.stream,
+      connections: settings.concurrency,
+      sequential: settings.sequential,
+      // The round's figures as they come, so that a long run shows its drift.
+      afterRound: (round, { cpu: cpuSoFar, p50: p50SoFar }) => {
+        const latencies = settings.sequential
+          ? `; ${settings.stream ? 'first token' : 'p50'} one at a time ${p50SoFar.map((p) => p[round].toFixed(3)).join(' ')} ms`
+          : '';
+        console.log(
+          `round ${round + 1}/${settings.rounds}: ${cpuSoFar.map((c) => c[round].toFixed(3)).join(' ')} ms${latencies}`,
+        );
+      },
+    });
     const rows = builds.map((build, index) => {
       const { median, ratioMedian, ...againstA } = stats.ratioToFirst(cpu, index);
       return {

@@ -55,10 +55,8 @@ const { spawn } = require('node:child_process');
 const { writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { Agent, request } = require('undici');
-const autocannon = require('autocannon');
 const {
   againstFirst,
-  cpuSeconds,
   listeningPort,
   median,
   memory,
@@ -69,9 +67,9 @@ const {
 } = require('./process-stats');
 const { PLAIN_RUNTIME, inheritedEnv, runtimeFor } = require('./start-runtime');
 const { startBenchGateway } = require('./bench-gateway');
-const { chatBody, chatHeaders, sequential } = require('./requests');
+const { chatBody, chatHeaders, saturate: saturateFor, sequential } = require('./requests');
 const { startFloor } = require('./floors');
-const { roundOrder } = require('./targets');
+const { runPairedRounds } = require('./paired-rounds');
 
 const ROOT = join(__dirname, '..', '..');
 const env = process.env;
@@ -169,35 +167,9 @@ async function startGateway(
   return { ...gateway, name };
 }
 
-/** Saturation at `concurrency` connections with autocannon; CPU from the target's counters. */
-function saturate(target, stream, durationS = settings.durationS) {
-  const cpuBefore = target.pid ? cpuSeconds(target.pid) : 0;
-  return new Promise((resolve, reject) => {
-    autocannon(
-      {
-        url: `${target.base}/chat/completions`,
-        method: 'POST',
-        headers: chatHeaders(target.key),
-        body: chatBody('bench-model', stream),
-        connections: settings.concurrency,
-        duration: durationS,
-      },
-      (error, result) => {
-        if (error) return reject(error);
-        const done = result.requests.total;
-        const cpu = target.pid ? cpuSeconds(target.pid) - cpuBefore : NaN;
-        resolve({
-          requests: done,
-          rps: done / durationS,
-          p50: result.latency.p50,
-          p99: result.latency.p99,
-          cpuMsPerRequest: (cpu * 1000) / Math.max(1, done),
-          errors: result.errors + result.timeouts + result.non2xx,
-        });
-      },
-    );
-  });
-}
+/** Saturation at BENCH_CONNECTIONS for `durationS` (requests.js's saturate). */
+const saturate = (target, stream, durationS = settings.durationS) =>
+  saturateFor(target, { stream, seconds: durationS, connections: settings.concurrency });
 
 /**
  * Paired rounds of one shape (JSON, or streams with `stream`) over `targets`, the floor first
@@ -207,34 +179,26 @@ function saturate(target, stream, durationS = settings.durationS) {
  * Map by target name.
  */
 async function pairedRounds(targets, stream) {
-  const cpu = targets.map(() => []);
-  // p50 of the JSON answers, or time to first token of the streams, one at a time.
-  const sequentialP50 = targets.map(() => []);
-  const errors = targets.map(() => 0);
-  for (let round = 0; round < settings.pairedRounds; round++) {
-    process.stderr.write(
-      `paired ${stream ? 'streams' : 'JSON'} round ${round + 1}/${settings.pairedRounds}\n`,
-    );
-    for (const index of roundOrder(targets.length, round)) {
-      const warm =
-        settings.pairedWarmS > 0
-          ? await saturate(targets[index], stream, settings.pairedWarmS)
-          : { errors: 0 };
-      const run = await saturate(targets[index], stream, settings.pairedRoundS);
-      cpu[index].push(run.cpuMsPerRequest);
-      const one = await sequential(targets[index], stream, settings.pairedSequential);
-      sequentialP50[index].push(one.p50);
-      errors[index] += warm.errors + run.errors + one.errors;
-    }
-  }
+  const { cpu, p50, errors, sequentialErrors } = await runPairedRounds(targets, {
+    rounds: settings.pairedRounds,
+    roundS: settings.pairedRoundS,
+    warmS: settings.pairedWarmS,
+    stream,
+    connections: settings.concurrency,
+    sequential: settings.pairedSequential,
+    beforeRound: (round) =>
+      process.stderr.write(
+        `paired ${stream ? 'streams' : 'JSON'} round ${round + 1}/${settings.pairedRounds}\n`,
+      ),
+  });
   return new Map(
     targets.map((target, index) => [
       target.name,
       {
         cpu: ratioToFirst(cpu, index),
-        latency: againstFirst(sequentialP50, index),
-        errors: errors[index],
-        rounds: { cpuMsPerRequest: cpu[index], sequentialP50: sequentialP50[index] },
+        latency: againstFirst(p50, index),
+        errors: errors[index] + sequentialErrors[index],
+        rounds: { cpuMsPerRequest: cpu[index], sequentialP50: p50[index] },
       },
     ]),
   );
@@ -366,14 +330,16 @@ async function main() {
     for (const [name, floor] of floors) {
       targets.push(await startFloorTarget(name, floor, upstreamUrl, children));
       if (env.BENCH_STABLE_FLOOR === '1')
-        targets.push(
-          await startFloorTarget(
+        targets.push({
+          ...(await startFloorTarget(
             `${name}, stable prototypes`,
             `${floor}-stable`,
             upstreamUrl,
             children,
-          ),
-        );
+          )),
+          // Left out of the paired rounds (see the header).
+          stablePrototypes: true,
+        });
     }
     if (env.BENCH_BASELINE) {
       // Before/after in one run: another build of the gateway, same settings, memory counters;
@@ -449,7 +415,7 @@ async function main() {
         target.rounds.push(result);
       }
     }
-    const pairedTargets = targets.filter((target) => !target.name.endsWith('stable prototypes'));
+    const pairedTargets = targets.filter((target) => !target.stablePrototypes);
     const paired =
       settings.pairedRounds > 0
         ? {
@@ -473,14 +439,26 @@ async function main() {
     // A paired row's `/ floor` cell is the median of its rounds' ratios or differences, not its
     // median over the floor's: the two medians may come from rounds at different speeds.
     const pairedCells = {};
-    const PAIRED_JSON_CPU = 'CPU per JSON request, paired rounds (ms)';
-    const PAIRED_STREAM_CPU = `CPU per ${settings.chunks}-chunk stream, paired rounds (ms)`;
-    const PAIRED_P50 = 'p50 c=1, paired rounds (ms)';
-    const PAIRED_TTFT = 'TTFT c=1, paired rounds (ms)';
+    // Each paired row: its metric, the shape whose rounds give it, and what it compares.
+    const pairedRows = paired
+      ? [
+          ['CPU per JSON request, paired rounds (ms)', paired.json, 'cpu'],
+          [`CPU per ${settings.chunks}-chunk stream, paired rounds (ms)`, paired.stream, 'cpu'],
+          ['p50 c=1, paired rounds (ms)', paired.json, 'latency'],
+          ['TTFT c=1, paired rounds (ms)', paired.stream, 'latency'],
+        ]
+      : [];
     for (const target of targets) {
       const m = (pick) => median(target.rounds.map(pick));
-      const pairedJson = paired?.json.get(target.name);
-      const pairedStream = paired?.stream.get(target.name);
+      const pairedFigures = {};
+      for (const [metric, shape, kind] of pairedRows) {
+        const result = shape.get(target.name)?.[kind];
+        if (!result) continue;
+        pairedFigures[metric] = result.median;
+        if (target !== targets[0])
+          (pairedCells[metric] ??= {})[target.name] =
+            kind === 'cpu' ? pairedRatioCell(result) : pairedDifferenceCell(result);
+      }
       const errors = target.rounds
         .flatMap((r) => [
           r.json1,
@@ -492,17 +470,9 @@ async function main() {
         ])
         .reduce(
           (sum, run) => sum + (run?.errors ?? 0),
-          (pairedJson?.errors ?? 0) + (pairedStream?.errors ?? 0),
+          (paired?.json.get(target.name)?.errors ?? 0) +
+            (paired?.stream.get(target.name)?.errors ?? 0),
         );
-      if (pairedJson && target !== targets[0]) {
-        const cells = [
-          [PAIRED_JSON_CPU, pairedRatioCell(pairedJson.cpu)],
-          [PAIRED_STREAM_CPU, pairedRatioCell(pairedStream.cpu)],
-          [PAIRED_P50, pairedDifferenceCell(pairedJson.latency)],
-          [PAIRED_TTFT, pairedDifferenceCell(pairedStream.latency)],
-        ];
-        for (const [metric, cell] of cells) (pairedCells[metric] ??= {})[target.name] = cell;
-      }
       summary[target.name] = {
         'added p50 c=1 (ms)': m((r) => r.json1.p50) - directJson,
         'added p99 c=1 (ms)': m((r) => r.json1.p99) - directJson99,
@@ -523,14 +493,7 @@ async function main() {
             }
           : {}),
         'added TTFT c=1 (ms)': m((r) => r.stream1.p50) - directTtft,
-        ...(pairedJson
-          ? {
-              [PAIRED_JSON_CPU]: pairedJson.cpu.median,
-              [PAIRED_STREAM_CPU]: pairedStream.cpu.median,
-              [PAIRED_P50]: pairedJson.latency.median,
-              [PAIRED_TTFT]: pairedStream.latency.median,
-            }
-          : {}),
+        ...pairedFigures,
         'RSS 2 s after start (MiB)': target.startRss,
         'idle RSS (MiB)': target.idleRss,
         'peak RSS (MiB)': target.peakRss,

@@ -68,18 +68,15 @@ const LAYERS = [
   ],
   // The deployments come from the config service; completion and request ids from common/ids.
   ['completions service, routing', /^gateway:(completions|config|common\/(ids|errors))/],
-  // The HTTP adapter's reply writes what Nest's handler returned: Nest's part, not body parsing's.
+  // Before body parsing, which takes the rest of common/http: the HTTP adapter's reply writes
+  // what Nest's handler returned, Nest's part.
   [
     'Nest routing, guards/interceptors glue, reply',
-    /^gateway:common\/http\/(gateway|stable-prototype)-express\.adapter/,
+    /^(@nestjs\/core|@nestjs\/common|@nestjs\/platform-express|rxjs|reflect-metadata|gateway:common\/(filters|metadata|runtime)|gateway:common\/http\/(gateway|stable-prototype)-express\.adapter|gateway:app)/,
   ],
   [
     'body parsing, Express middleware',
     /^(body-parser|raw-body|content-type|iconv-lite|gateway:common\/http|type-is|media-typer)/,
-  ],
-  [
-    'Nest routing, guards/interceptors glue, reply',
-    /^(@nestjs\/core|@nestjs\/common|@nestjs\/platform-express|rxjs|reflect-metadata|gateway:common\/(filters|metadata|runtime)|gateway:app)/,
   ],
   [
     'Express router',

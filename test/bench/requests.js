@@ -1,7 +1,8 @@
-// The benchmarks' request (bench.js, ab.js, first-token-split.js) and their one-at-a-time
-// latency measurement.
+// The benchmarks' request (bench.js, ab.js, first-token-split.js), their load at saturation and
+// their one-at-a-time latency measurement.
 const { Agent, request } = require('undici');
-const { median, percentile } = require('./process-stats');
+const autocannon = require('autocannon');
+const { cpuSeconds, median, percentile } = require('./process-stats');
 
 /** A short chat completion, as every benchmark sends it. */
 const chatBody = (model, stream) =>
@@ -71,4 +72,39 @@ async function sequential(target, stream, count) {
   return { p50: median(times), p99: percentile(times, 0.99), errors };
 }
 
-module.exports = { chatBody, chatHeaders, sendOne, sequential };
+/**
+ * Chat completions (streams with `stream`) at `connections` for `seconds` with autocannon:
+ * requests done, requests/s, latency p50 and p99 (ms), CPU time per request from the target's own
+ * counters (NaN for a target without a pid, the upstream called directly) and errors (failed,
+ * timed out or not 2xx). `target`: { base (…/v1), key, pid? }.
+ */
+function saturate(target, { stream, seconds, connections }) {
+  const cpuBefore = target.pid ? cpuSeconds(target.pid) : 0;
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url: `${target.base}/chat/completions`,
+        method: 'POST',
+        headers: chatHeaders(target.key),
+        body: chatBody('bench-model', stream),
+        connections,
+        duration: seconds,
+      },
+      (error, result) => {
+        if (error) return reject(error);
+        const done = result.requests.total;
+        const cpu = target.pid ? cpuSeconds(target.pid) - cpuBefore : NaN;
+        resolve({
+          requests: done,
+          rps: done / seconds,
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          cpuMsPerRequest: (cpu * 1000) / Math.max(1, done),
+          errors: result.errors + result.timeouts + result.non2xx,
+        });
+      },
+    );
+  });
+}
+
+module.exports = { chatBody, chatHeaders, saturate, sendOne, sequential };
