@@ -25,6 +25,7 @@ const { join } = require('node:path');
 const stats = require('./process-stats');
 const { runPairedRounds } = require('./paired-rounds');
 const { saturate } = require('./requests');
+const { describeMachine, watchMachine } = require('./machine');
 const { startTargets, stopTargets, targetsFromArgs } = require('./targets');
 
 const env = process.env;
@@ -63,6 +64,7 @@ async function main() {
   let builds = [];
   try {
     builds = await startTargets(roots, { upstreamUrl: upstream.url, env, prefix: 'ab' });
+    const machine = watchMachine(env.BENCH_TARGET_CPU ?? '1');
     for (const build of builds)
       await saturate(build, {
         stream: settings.stream,
@@ -86,6 +88,7 @@ async function main() {
         );
       },
     });
+    const machineReading = machine.stop();
     const rows = builds.map((build, index) => {
       const { median, ratioMedian, ...againstA } = stats.ratioToFirst(cpu, index);
       return {
@@ -118,7 +121,12 @@ async function main() {
             : `${build}: ${l.p50Median.toFixed(3)} ms; ${l.differenceMedian >= 0 ? '+' : ''}${l.differenceMedian.toFixed(3)} ms against A (median of the rounds' differences), lower than A in ${l.lowerRounds} of ${settings.rounds} rounds (sign test p ${stats.formatP(l.signTestP)}); ${l.errors} errors`,
         );
     }
-    if (env.AB_OUTPUT) writeFileSync(env.AB_OUTPUT, JSON.stringify({ settings, rows }, null, 2));
+    console.log(`\n${describeMachine(machineReading)}`);
+    if (env.AB_OUTPUT)
+      writeFileSync(
+        env.AB_OUTPUT,
+        JSON.stringify({ settings, machine: machineReading, rows }, null, 2),
+      );
   } finally {
     await stopTargets(builds);
     upstream.child.kill();

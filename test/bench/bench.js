@@ -70,6 +70,7 @@ const { startBenchGateway } = require('./bench-gateway');
 const { chatBody, chatHeaders, saturate: saturateFor, sequential } = require('./requests');
 const { startFloor } = require('./floors');
 const { runPairedRounds } = require('./paired-rounds');
+const { describeMachine, watchMachine } = require('./machine');
 
 const ROOT = join(__dirname, '..', '..');
 const env = process.env;
@@ -325,6 +326,7 @@ async function main() {
   const targets = [];
   try {
     if (PROFILE_DIR) return await profile(upstreamUrl, children);
+    const machine = watchMachine(TARGET_CPU);
     const floors = [['floor', 'floor']];
     if (env.BENCH_NEST_FLOOR !== '0') floors.push(['nest floor', 'nest-floor']);
     for (const [name, floor] of floors) {
@@ -537,13 +539,16 @@ async function main() {
           : '') +
         '\n',
     );
+    const machineReading = machine.stop();
     console.log(table(rows));
+    console.log(`\n${describeMachine(machineReading)}`);
     writeFileSync(
       OUTPUT,
       JSON.stringify(
         {
           date: new Date().toISOString(),
           settings,
+          machine: machineReading,
           direct: {
             jsonP50: directJson,
             jsonP99: directJson99,

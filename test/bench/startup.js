@@ -17,6 +17,7 @@ const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
 const { median, memory, sleep } = require('./process-stats');
 const { PLAIN_RUNTIME, runtimeFor } = require('./start-runtime');
+const { describeMachine, watchMachine } = require('./machine');
 
 const ROOT = join(__dirname, '..', '..');
 const env = process.env;
@@ -74,6 +75,8 @@ async function start({ root, runtime }, dataDir) {
 
 async function main() {
   const runs = new Map(TARGETS.map(({ label }) => [label, { first: [], restart: [], rss: [] }]));
+  // Every core: nothing is pinned (see the header).
+  const machine = watchMachine();
   for (let round = 1; round <= ROUNDS; round++) {
     for (const target of TARGETS) {
       const folder = mkdtempSync(join(tmpdir(), 'gateway-startup-'));
@@ -106,7 +109,11 @@ async function main() {
       restarts: run.restart,
     };
   });
-  writeFileSync(OUTPUT, JSON.stringify({ rounds: ROUNDS, results }, null, 2));
+  const machineReading = machine.stop();
+  writeFileSync(
+    OUTPUT,
+    JSON.stringify({ rounds: ROUNDS, machine: machineReading, results }, null, 2),
+  );
   console.log('| build | first start (s) | restart (s) | RSS 2 s after a restart (MiB) |');
   console.log('|---|---|---|---|');
   for (const result of results) {
@@ -116,6 +123,7 @@ async function main() {
       `| ${result.build} | ${range(result.firstStarts)} | ${range(result.restarts)} | ${result.rss2sMiB.toFixed(0)} |`,
     );
   }
+  console.log(`\n${describeMachine(machineReading)}`);
 }
 
 main().catch((error) => {
