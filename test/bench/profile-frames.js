@@ -44,12 +44,17 @@ const LAYERS = [
     /^(pino|pino-http|nestjs-pino|@pinojs\/redact|sonic-boom|pino-std-serializers|gateway:common\/logging)/,
   ],
   ['metrics', /^(prom-client|gateway:metrics)/],
+  // replay-first: the stream's first batch handed back to the event stream.
   [
     'SSE relaying',
-    /^(gateway:common\/sse|eventsource-parser|gateway:providers\/upstream-sse|gateway:common\/async)/,
+    /^(gateway:common\/sse|eventsource-parser|gateway:providers\/upstream-sse|gateway:common\/async\/replay-first)/,
   ],
-  // The floors' own handlers (floor-proxy.js, nest-floor-proxy.js) are their adapters.
-  ['upstream call (undici, adapter)', /^(undici|gateway:providers|file:.*floor-proxy\.js$)/],
+  // The floors' own handlers (floor-proxy.js, nest-floor-proxy.js) are their adapters; the
+  // attempt's abort signal is the upstream call's.
+  [
+    'upstream call (undici, adapter)',
+    /^(undici|gateway:providers|gateway:common\/async\/upstream-abort-signal|file:.*floor-proxy\.js$)/,
+  ],
   // uuid: the usage rows' time-ordered ids; money: their cost. The database module, Prisma's
   // generated client and the embedded Postgres serve the key lookups too, which the cache spares.
   [
@@ -87,9 +92,10 @@ const LAYERS = [
 const layerOfModule = (module) => LAYERS.find(([, pattern]) => pattern.test(module))?.[0];
 const UNSTACKED = ['(garbage collector)', '(program)', '(idle)'];
 // Frames that count for whoever called them: Node's own modules, V8's builtins, WebAssembly
-// (undici's HTTP parser, Prisma's query compiler) and helpers any package may call (debug,
-// tslib's async and decorator helpers).
-const INNER = /^(node:|\(native \/ V8\)$|wasm:|debug$|tslib$)/;
+// (undici's HTTP parser, Prisma's query compiler) and helpers any package or layer may call
+// (debug, tslib's async and decorator helpers, the gateway's withTimeout, which the key lookup
+// and the health check use).
+const INNER = /^(node:|\(native \/ V8\)$|wasm:|debug$|tslib$|gateway:common\/async\/with-timeout)/;
 
 /**
  * For one profile (`nodes`: node id -> node), a function from a sampled node's id to its layer:
