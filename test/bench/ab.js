@@ -19,11 +19,10 @@
 // embedded defaults), BENCH_REDIS_URL (Redis counters), BENCH_GATEWAY_ENV (JSON, more variables),
 // AB_SEQUENTIAL=N (after each build's load in a round, N requests one at a time: its p50 latency,
 // or time to first token with AB_STREAM=1, compared as the CPU is).
-const { spawn } = require('node:child_process');
 const { writeFileSync } = require('node:fs');
-const { join } = require('node:path');
 const stats = require('./process-stats');
 const { runPairedRounds } = require('./paired-rounds');
+const { spawnFakeUpstream } = require('./fake-upstream');
 const { saturate } = require('./requests');
 const { describeMachine, watchMachine } = require('./machine');
 const { startTargets, stopTargets, targetsFromArgs } = require('./targets');
@@ -43,16 +42,6 @@ const settings = {
   sequential: Number(env.AB_SEQUENTIAL ?? 0),
 };
 
-/** The fake OpenAI upstream (fake-upstream.js) on the load's core. */
-async function startUpstream() {
-  const child = spawn(process.execPath, [join(__dirname, 'fake-upstream.js')], {
-    env: { ...env, UPSTREAM_LATENCY_MS: '1' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await stats.listeningPort(child, 'fake upstream');
-  return { child, url: `http://127.0.0.1:${port}/v1` };
-}
-
 /** A build's one-at-a-time p50s against the first build's, round by round. */
 function latencyAgainstA(p50, index) {
   const { median, ...againstA } = stats.againstFirst(p50, index);
@@ -60,7 +49,7 @@ function latencyAgainstA(p50, index) {
 }
 
 async function main() {
-  const upstream = await startUpstream();
+  const upstream = await spawnFakeUpstream({ UPSTREAM_LATENCY_MS: '1' });
   let builds = [];
   try {
     builds = await startTargets(roots, { upstreamUrl: upstream.url, env, prefix: 'ab' });

@@ -51,13 +51,11 @@
 // Every target runs as `npm run start:prod` runs the gateway (start-runtime.js: MALLOC_ARENA_MAX
 // and node's flags), the floors included; BENCH_RUNTIME=plain runs them all as plain `node`,
 // BENCH_BASELINE_RUNTIME=plain the baseline only.
-const { spawn } = require('node:child_process');
 const { writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { Agent, request } = require('undici');
 const {
   againstFirst,
-  listeningPort,
   median,
   memory,
   ratioToFirst,
@@ -69,6 +67,7 @@ const { PLAIN_RUNTIME, inheritedEnv, runtimeFor } = require('./start-runtime');
 const { startBenchGateway } = require('./bench-gateway');
 const { chatBody, chatHeaders, saturate: saturateFor, sequential } = require('./requests');
 const { startFloor } = require('./floors');
+const { spawnFakeUpstream } = require('./fake-upstream');
 const { runPairedRounds } = require('./paired-rounds');
 const { describeMachine, watchMachine } = require('./machine');
 
@@ -123,16 +122,6 @@ const ratio = (value, base) =>
   typeof value === 'number' && typeof base === 'number' && base !== 0
     ? (value / base).toFixed(2)
     : '';
-
-/** Starts a node script (the fake upstream, unpinned) and waits for its `listening <port>` line. */
-async function startListener(args, extraEnv) {
-  const child = spawn(process.execPath, args, {
-    env: { ...env, ...extraEnv },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await listeningPort(child, args.join(' '));
-  return { child, pid: child.pid, port };
-}
 
 /** Floor `floor` (a name in floors.js) on the targets' core, as the target `name`. */
 async function startFloorTarget(name, floor, upstreamUrl, children, nodeArgs = []) {
@@ -314,14 +303,14 @@ async function profile(upstreamUrl, children) {
 }
 
 async function main() {
-  const upstream = await startListener([join(__dirname, 'fake-upstream.js')], {
+  const upstream = await spawnFakeUpstream({
     UPSTREAM_LATENCY_MS: String(settings.upstreamLatencyMs),
     UPSTREAM_CHUNKS: String(settings.chunks),
     UPSTREAM_CHUNK_DELAY_MS: String(settings.chunkDelayMs),
     UPSTREAM_HOLD_CHUNKS: String(settings.holdChunks),
     UPSTREAM_HOLD_DELAY_MS: String(settings.holdDelayMs),
   });
-  const upstreamUrl = `http://127.0.0.1:${upstream.port}/v1`;
+  const upstreamUrl = upstream.url;
   const children = [upstream.child];
   const targets = [];
   try {

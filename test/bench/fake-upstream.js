@@ -4,7 +4,9 @@
 // UPSTREAM_CHUNKS content events UPSTREAM_CHUNK_DELAY_MS apart (0: one event per event-loop turn).
 // A request whose model ends in `-hold` streams UPSTREAM_HOLD_CHUNKS events UPSTREAM_HOLD_DELAY_MS
 // apart: the long streams of the concurrent-streams run. Prints `listening <port>` when ready.
+const { spawn } = require('node:child_process');
 const { createServer } = require('node:http');
+const { listeningPort } = require('./process-stats');
 
 const LATENCY_MS = Number(process.env.UPSTREAM_LATENCY_MS ?? 1);
 const CHUNKS = Number(process.env.UPSTREAM_CHUNKS ?? 50);
@@ -94,7 +96,21 @@ function createFakeUpstream({
   return server;
 }
 
-module.exports = { createFakeUpstream };
+/**
+ * The fake upstream in a process of its own (the benchmarks run it on the load's core, which they
+ * are pinned to), with `settings` (UPSTREAM_* variables) over the caller's environment:
+ * { child, pid, port, url (…/v1) } once it listens.
+ */
+async function spawnFakeUpstream(settings) {
+  const child = spawn(process.execPath, [__filename], {
+    env: { ...process.env, ...settings },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await listeningPort(child, 'fake upstream');
+  return { child, pid: child.pid, port, url: `http://127.0.0.1:${port}/v1` };
+}
+
+module.exports = { createFakeUpstream, spawnFakeUpstream };
 
 if (require.main === module) {
   const server = createFakeUpstream();
