@@ -2,9 +2,11 @@
 // the day's speed (docs/performance.md, "Where it stands"): the share of a core's time the
 // hypervisor gave to other guests (steal, from /proc/stat) and what a page of new memory cost
 // (the kernel's first-touch fault, which on this VM ranged from about 2 to 16 us a page between
-// days, "Twenty-second pass"). Neither is the gateway's doing; both move every target's figures.
+// days, "Twenty-second pass"), and the kernel's clock source. None is the gateway's doing; each
+// moves every target's figures.
 const { readFileSync } = require('node:fs');
 
+const CLOCKSOURCE = '/sys/devices/system/clocksource/clocksource0/current_clocksource';
 const PAGE_PROBE_BYTES = 64 * 1024 * 1024;
 const PAGE_BYTES = 4096;
 
@@ -56,6 +58,20 @@ function newPageMicros() {
 }
 
 /**
+ * The kernel's clock source (`tsc`, `kvm-clock`, ...), null where it cannot be read. Every
+ * process reads the clock tens of times a request (the gateway about 90 times per stream, the
+ * floor about 35, counted on the twenty-seventh pass's day); with `tsc` a read costs tens of
+ * nanoseconds; one the vDSO cannot read (an unstable `kvm-clock`, `hpet`) costs a system call each.
+ */
+function clockSource() {
+  try {
+    return readFileSync(CLOCKSOURCE, 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Watches the targets' core (all cores with '') from now; `stop()` answers the reading for the run: steal and busy
  * shares of that core, and a new page's cost at the start and at the end.
  */
@@ -65,6 +81,7 @@ function watchMachine(targetCpu = '') {
   return {
     stop: () => ({
       targetCpu: String(targetCpu),
+      clockSource: clockSource(),
       ...(core.stop() ?? { steal: null, busy: null }),
       newPageMicros: { start: pageAtStart, end: newPageMicros() },
     }),
@@ -72,11 +89,12 @@ function watchMachine(targetCpu = '') {
 }
 
 /** The reading as one line for a run's output. */
-function describeMachine({ targetCpu, steal, busy, newPageMicros: page }) {
+function describeMachine({ targetCpu, clockSource: clock, steal, busy, newPageMicros: page }) {
   const share = (value) => (value === null ? 'unknown' : `${(value * 100).toFixed(1)} %`);
   return (
     `machine: ${targetCpu === '' ? 'the CPUs' : `CPU ${targetCpu}`} stolen by the hypervisor ${share(steal)} of the run, busy ${share(busy)}; ` +
-    `a new 4 KiB page ${page.start.toFixed(1)} us at the start, ${page.end.toFixed(1)} us at the end`
+    `a new 4 KiB page ${page.start.toFixed(1)} us at the start, ${page.end.toFixed(1)} us at the end; ` +
+    `clock source ${clock ?? 'unknown'}`
   );
 }
 
