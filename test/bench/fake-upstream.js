@@ -6,7 +6,6 @@
 // apart: the long streams of the concurrent-streams run. Prints `listening <port>` when ready.
 const { spawn } = require('node:child_process');
 const { createServer } = require('node:http');
-const { listeningPort } = require('./process-stats');
 
 const LATENCY_MS = Number(process.env.UPSTREAM_LATENCY_MS ?? 1);
 const CHUNKS = Number(process.env.UPSTREAM_CHUNKS ?? 50);
@@ -102,6 +101,8 @@ function createFakeUpstream({
  * { child, pid, port, url (…/v1) } once it listens.
  */
 async function spawnFakeUpstream(settings) {
+  // Here rather than at the top: the upstream's own process has no use for process-stats.
+  const { listeningPort } = require('./process-stats');
   const child = spawn(process.execPath, [__filename], {
     env: { ...process.env, ...settings },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -7,26 +7,44 @@
 const { readFileSync } = require('node:fs');
 
 const CLOCKSOURCE = '/sys/devices/system/clocksource/clocksource0/current_clocksource';
+const TRANSPARENT_HUGE_PAGES = '/sys/kernel/mm/transparent_hugepage/enabled';
 const PAGE_PROBE_BYTES = 64 * 1024 * 1024;
 const PAGE_BYTES = 4096;
 
-/** Jiffies per state of one core (`cpu1` line of /proc/stat), or of all (`cpu` '': `cpu `). */
-function coreTimes(cpu) {
-  const line = readFileSync('/proc/stat', 'utf8')
-    .split('\n')
-    .find((row) => row.startsWith(`cpu${cpu} `));
-  if (!line) return null;
-  const [user, nice, system, idle, iowait, irq, softirq, steal = 0] = line
-    .trim()
-    .split(/\s+/)
-    .slice(1)
-    .map(Number);
-  return { busy: user + nice + system + irq + softirq, idle: idle + iowait, steal };
+/** The cores of a taskset list (`1`, `0,1`, `2-3`); [''] (every core, the `cpu ` line) for ''. */
+function coresOf(list) {
+  if (list === '') return [''];
+  return list.split(',').flatMap((part) => {
+    const [from, to = from] = part.split('-').map(Number);
+    return Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
+  });
 }
 
 /**
- * Starts watching core `cpu`; `stop()` answers the share of its time stolen (0-1) and the share
- * it was busy, since the start. Null where /proc/stat has no such core.
+ * Jiffies per state of the cores in `list` (coresOf), summed from their /proc/stat lines; null
+ * where a core has none. Guest time is left out: the kernel counts it in user time already.
+ */
+function coreTimes(list) {
+  const rows = readFileSync('/proc/stat', 'utf8').split('\n');
+  const sum = { busy: 0, idle: 0, steal: 0 };
+  for (const cpu of coresOf(list)) {
+    const line = rows.find((row) => row.startsWith(`cpu${cpu} `));
+    if (!line) return null;
+    const [user, nice, system, idle, iowait, irq, softirq, steal = 0] = line
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
+    sum.busy += user + nice + system + irq + softirq;
+    sum.idle += idle + iowait;
+    sum.steal += steal;
+  }
+  return sum;
+}
+
+/**
+ * Starts watching the cores in `cpu` (coresOf); `stop()` answers the share of their time stolen
+ * (0-1) and the share they were busy, since the start. Null where /proc/stat has no such core.
  */
 function watchCore(cpu) {
   const start = coreTimes(cpu);
@@ -44,17 +62,30 @@ function watchCore(cpu) {
 
 /**
  * Microseconds per 4 KiB page to fault in new memory, the median of three 64 MiB buffers touched
- * once a page each. Measured in this process, on the load's core.
+ * once a page each. Measured in this process, on the load's core. Only the touching is timed: the
+ * three are allocated first and held until all are measured, so that neither a collection the
+ * new external memory sets off nor the freeing of an earlier buffer falls in a timed span.
  */
 function newPageMicros() {
-  const perPage = [];
-  for (let i = 0; i < 3; i++) {
+  const buffers = Array.from({ length: 3 }, () => Buffer.allocUnsafeSlow(PAGE_PROBE_BYTES));
+  const perPage = buffers.map((buffer) => {
     const started = process.hrtime.bigint();
-    const buffer = Buffer.allocUnsafeSlow(PAGE_PROBE_BYTES);
     for (let offset = 0; offset < buffer.length; offset += PAGE_BYTES) buffer[offset] = 1;
-    perPage.push(Number(process.hrtime.bigint() - started) / 1e3 / (PAGE_PROBE_BYTES / PAGE_BYTES));
-  }
+    return Number(process.hrtime.bigint() - started) / 1e3 / (PAGE_PROBE_BYTES / PAGE_BYTES);
+  });
   return perPage.sort((a, b) => a - b)[1];
+}
+
+/**
+ * The kernel's transparent huge page setting (`always`, `madvise`, `never`): with `always`, the
+ * probe's buffers may be backed by 2 MiB pages and its figure is not a 4 KiB page's.
+ */
+function transparentHugePages() {
+  try {
+    return /\[(\w+)\]/.exec(readFileSync(TRANSPARENT_HUGE_PAGES, 'utf8'))?.[1] ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -82,6 +113,7 @@ function watchMachine(targetCpu = '') {
     stop: () => ({
       targetCpu: String(targetCpu),
       clockSource: clockSource(),
+      transparentHugePages: transparentHugePages(),
       ...(core.stop() ?? { steal: null, busy: null }),
       newPageMicros: { start: pageAtStart, end: newPageMicros() },
     }),
@@ -89,12 +121,14 @@ function watchMachine(targetCpu = '') {
 }
 
 /** The reading as one line for a run's output. */
-function describeMachine({ targetCpu, clockSource: clock, steal, busy, newPageMicros: page }) {
+function describeMachine(reading) {
+  const { targetCpu, clockSource: clock, transparentHugePages: hugePages, steal, busy } = reading;
+  const page = reading.newPageMicros;
   const share = (value) => (value === null ? 'unknown' : `${(value * 100).toFixed(1)} %`);
   return (
     `machine: ${targetCpu === '' ? 'the CPUs' : `CPU ${targetCpu}`} stolen by the hypervisor ${share(steal)} of the run, busy ${share(busy)}; ` +
     `a new 4 KiB page ${page.start.toFixed(1)} us at the start, ${page.end.toFixed(1)} us at the end; ` +
-    `clock source ${clock ?? 'unknown'}`
+    `transparent huge pages ${hugePages ?? 'unknown'}; clock source ${clock ?? 'unknown'}`
   );
 }
 
