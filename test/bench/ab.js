@@ -53,7 +53,7 @@ async function main() {
   let builds = [];
   try {
     builds = await startTargets(roots, { upstreamUrl: upstream.url, env, prefix: 'ab' });
-    const machine = watchMachine(env.BENCH_TARGET_CPU ?? '1');
+    const machine = watchMachine(builds[0].cpu);
     for (const build of builds)
       await saturate(build, {
         stream: settings.stream,

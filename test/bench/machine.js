@@ -43,24 +43,6 @@ function coreTimes(list) {
 }
 
 /**
- * Starts watching the cores in `cpu` (coresOf); `stop()` answers the share of their time stolen
- * (0-1) and the share they were busy, since the start. Null where /proc/stat has no such core.
- */
-function watchCore(cpu) {
-  const start = coreTimes(cpu);
-  return {
-    stop() {
-      const end = coreTimes(cpu);
-      if (!start || !end) return null;
-      const delta = (key) => end[key] - start[key];
-      const total = delta('busy') + delta('idle') + delta('steal');
-      if (total <= 0) return null;
-      return { steal: delta('steal') / total, busy: delta('busy') / total };
-    },
-  };
-}
-
-/**
  * Microseconds per 4 KiB page to fault in new memory, the median of three 64 MiB buffers touched
  * once a page each. Measured in this process, on the load's core. Only the touching is timed: the
  * three are allocated first and held until all are measured, so that neither a collection the
@@ -76,47 +58,52 @@ function newPageMicros() {
   return perPage.sort((a, b) => a - b)[1];
 }
 
-/**
- * The kernel's transparent huge page setting (`always`, `madvise`, `never`): with `always`, the
- * probe's buffers may be backed by 2 MiB pages and its figure is not a 4 KiB page's.
- */
-function transparentHugePages() {
+/** A kernel setting's file under /sys, trimmed; null where it cannot be read. */
+function sysSetting(path) {
   try {
-    return /\[(\w+)\]/.exec(readFileSync(TRANSPARENT_HUGE_PAGES, 'utf8'))?.[1] ?? null;
+    return readFileSync(path, 'utf8').trim();
   } catch {
     return null;
   }
 }
 
 /**
- * The kernel's clock source (`tsc`, `kvm-clock`, ...), null where it cannot be read. Every
- * process reads the clock tens of times a request (the gateway about 90 times per stream, the
- * floor about 35, counted on the twenty-seventh pass's day); with `tsc` a read costs tens of
- * nanoseconds; one the vDSO cannot read (an unstable `kvm-clock`, `hpet`) costs a system call each.
+ * The kernel's transparent huge page setting (`always`, `madvise`, `never`: the one in brackets);
+ * with `always`, the probe's buffers may be backed by 2 MiB pages and its figure is not a 4 KiB
+ * page's.
  */
-function clockSource() {
-  try {
-    return readFileSync(CLOCKSOURCE, 'utf8').trim();
-  } catch {
-    return null;
-  }
-}
+const transparentHugePages = () =>
+  /\[(\w+)\]/.exec(sysSetting(TRANSPARENT_HUGE_PAGES) ?? '')?.[1] ?? null;
+
+// The kernel's clock source (`tsc`, `kvm-clock`, ...). Every process reads the clock tens of
+// times a request (the gateway about 90 times per stream, the floor about 35, counted on the
+// twenty-seventh pass's day); with `tsc` a read costs tens of nanoseconds; one the vDSO cannot
+// read (an unstable `kvm-clock`, `hpet`) costs a system call each.
+const clockSource = () => sysSetting(CLOCKSOURCE);
 
 /**
- * Watches the targets' core (all cores with '') from now; `stop()` answers the reading for the run: steal and busy
- * shares of that core, and a new page's cost at the start and at the end.
+ * Watches the targets' cores (a taskset list; every core with '') from now; `stop()` answers the
+ * reading for the run: the share of their time stolen by the hypervisor (0-1) and the share they
+ * were busy (null where /proc/stat has no such core or no time passed), a new page's cost at the
+ * start and at the end, and the two kernel settings.
  */
 function watchMachine(targetCpu = '') {
   const pageAtStart = newPageMicros();
-  const core = watchCore(targetCpu);
+  const start = coreTimes(targetCpu);
   return {
-    stop: () => ({
-      targetCpu: String(targetCpu),
-      clockSource: clockSource(),
-      transparentHugePages: transparentHugePages(),
-      ...(core.stop() ?? { steal: null, busy: null }),
-      newPageMicros: { start: pageAtStart, end: newPageMicros() },
-    }),
+    stop() {
+      const end = coreTimes(targetCpu);
+      const delta = (key) => end[key] - start[key];
+      const total = start && end ? delta('busy') + delta('idle') + delta('steal') : 0;
+      return {
+        targetCpu: String(targetCpu),
+        clockSource: clockSource(),
+        transparentHugePages: transparentHugePages(),
+        steal: total > 0 ? delta('steal') / total : null,
+        busy: total > 0 ? delta('busy') / total : null,
+        newPageMicros: { start: pageAtStart, end: newPageMicros() },
+      };
+    },
   };
 }
 

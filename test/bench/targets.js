@@ -24,8 +24,8 @@ function targetsFromArgs(args, script, minimum) {
 }
 
 /**
- * Starts each target (targetsFromArgs's) on core BENCH_TARGET_CPU (1), labelled with its letter
- * (A, B, ...), sending to `upstreamUrl`. A build runs with its own start:prod runtime, the
+ * Starts each target (targetsFromArgs's) on core BENCH_TARGET_CPU (1, the target's `cpu`),
+ * labelled with its letter (A, B, ...), sending to `upstreamUrl`. A build runs with its own start:prod runtime, the
  * benchmark's gateway settings, BENCH_REDIS_URL's counters and BENCH_DATABASE_URL's Postgres, in
  * a folder and with a key named after `prefix`, and with `nodeArgs` and `extraEnv` added (a
  * preloaded probe, heap-growth.js); a floor with this checkout's runtime. On a failure the
@@ -54,7 +54,7 @@ async function startTarget(root, index, { upstreamUrl, env, prefix, nodeArgs, ex
       runtime: startRuntime(CHECKOUT),
       inherited,
     });
-    return { ...floor, name, root };
+    return { ...floor, name, root, cpu };
   }
   const gateway = await startBenchGateway({
     root,
@@ -67,7 +67,7 @@ async function startTarget(root, index, { upstreamUrl, env, prefix, nodeArgs, ex
     databaseUrl: env.BENCH_DATABASE_URL,
     nodeArgs,
   });
-  return { ...gateway, name, root };
+  return { ...gateway, name, root, cpu };
 }
 
 /** Stops the targets and resolves once each has exited (stopChild). */
