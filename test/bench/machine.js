@@ -1,12 +1,14 @@
 // What the virtual machine itself did during a run, so that a run's figures can be read against
 // the day's speed (docs/performance.md, "Where it stands"): the share of a core's time the
-// hypervisor gave to other guests (steal, from /proc/stat) and what a page of new memory cost
-// (the kernel's first-touch fault, which on this VM ranged from about 2 to 16 us a page between
-// days, "Twenty-second pass"), and the kernel's clock source. None is the gateway's doing; each
-// moves every target's figures.
+// hypervisor gave to other guests (steal, from /proc/stat), what a page of new memory cost
+// (the kernel's first-touch fault, which on this VM ranged from about 2 to 19 us a page between
+// days, "Twenty-second pass"), what a system call cost, whether every kernel entry empties the
+// TLB, and the kernel's clock source. None is the gateway's doing; each moves every target's
+// figures ("Twenty-eighth pass").
 const { readFileSync } = require('node:fs');
 
 const CLOCKSOURCE = '/sys/devices/system/clocksource/clocksource0/current_clocksource';
+const MELTDOWN = '/sys/devices/system/cpu/vulnerabilities/meltdown';
 const TRANSPARENT_HUGE_PAGES = '/sys/kernel/mm/transparent_hugepage/enabled';
 const PAGE_PROBE_BYTES = 64 * 1024 * 1024;
 const PAGE_BYTES = 4096;
@@ -58,6 +60,42 @@ function newPageMicros() {
   return perPage.sort((a, b) => a - b)[1];
 }
 
+/**
+ * Microseconds per system call as a Node.js process pays it: the median of five batches of 20,000
+ * reads of `process.ppid`, each a getppid(2) (Node does not cache it; strace counts one per read).
+ * It includes the binding's own cost (tens of nanoseconds) and, where every kernel entry empties
+ * the TLB, the refill of the probe's own pages after each call, as the gateway pays it after each
+ * of its system calls.
+ */
+function systemCallMicros() {
+  const batches = Array.from({ length: 5 }, () => {
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < SYSTEM_CALL_BATCH; i++) void process.ppid;
+    return Number(process.hrtime.bigint() - started) / 1e3 / SYSTEM_CALL_BATCH;
+  });
+  return batches.sort((a, b) => a - b)[2];
+}
+const SYSTEM_CALL_BATCH = 20_000;
+
+/**
+ * Whether a kernel entry empties the TLB: with page-table isolation (the kernel's Meltdown
+ * mitigation, `Mitigation: PTI`) every system call and interrupt switches page tables, and
+ * without PCID (no `pcid` among the CPU's flags) each switch flushes the user pages' entries, so
+ * that a process walks its page tables again for every page it touches after the call. True,
+ * false, or null where the kernel does not say.
+ */
+function tlbFlushedOnKernelEntry() {
+  const meltdown = sysSetting(MELTDOWN);
+  if (meltdown === null) return null;
+  if (!/\bPTI\b/.test(meltdown)) return false;
+  try {
+    const flags = /^flags\s*:(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? '';
+    return !flags.split(/\s+/).includes('pcid');
+  } catch {
+    return null;
+  }
+}
+
 /** A kernel setting's file under /sys, trimmed; null where it cannot be read. */
 function sysSetting(path) {
   try {
@@ -84,11 +122,13 @@ const clockSource = () => sysSetting(CLOCKSOURCE);
 /**
  * Watches the targets' cores (a taskset list; every core with '') from now; `stop()` answers the
  * reading for the run: the share of their time stolen by the hypervisor (0-1) and the share they
- * were busy (null where /proc/stat has no such core or no time passed), a new page's cost at the
- * start and at the end, and the two kernel settings.
+ * were busy (null where /proc/stat has no such core or no time passed), a new page's and a system
+ * call's cost at the start and at the end, whether a kernel entry empties the TLB, and the two
+ * kernel settings.
  */
 function watchMachine(targetCpu = '') {
   const pageAtStart = newPageMicros();
+  const systemCallAtStart = systemCallMicros();
   const start = coreTimes(targetCpu);
   return {
     stop() {
@@ -102,6 +142,8 @@ function watchMachine(targetCpu = '') {
         steal: total > 0 ? delta('steal') / total : null,
         busy: total > 0 ? delta('busy') / total : null,
         newPageMicros: { start: pageAtStart, end: newPageMicros() },
+        systemCallMicros: { start: systemCallAtStart, end: systemCallMicros() },
+        tlbFlushedOnKernelEntry: tlbFlushedOnKernelEntry(),
       };
     },
   };
@@ -111,10 +153,14 @@ function watchMachine(targetCpu = '') {
 function describeMachine(reading) {
   const { targetCpu, clockSource: clock, transparentHugePages: hugePages, steal, busy } = reading;
   const page = reading.newPageMicros;
+  const call = reading.systemCallMicros;
+  const flushed = reading.tlbFlushedOnKernelEntry;
   const share = (value) => (value === null ? 'unknown' : `${(value * 100).toFixed(1)} %`);
   return (
     `machine: ${targetCpu === '' ? 'the CPUs' : `CPU ${targetCpu}`} stolen by the hypervisor ${share(steal)} of the run, busy ${share(busy)}; ` +
     `a new 4 KiB page ${page.start.toFixed(1)} us at the start, ${page.end.toFixed(1)} us at the end; ` +
+    `a system call ${call.start.toFixed(2)} us at the start, ${call.end.toFixed(2)} us at the end; ` +
+    `${flushed === null ? 'whether a kernel entry empties the TLB unknown' : flushed ? 'every kernel entry empties the TLB (page-table isolation, no PCID)' : 'the TLB kept across kernel entries'}; ` +
     `transparent huge pages ${hugePages ?? 'unknown'}; clock source ${clock ?? 'unknown'}`
   );
 }
