@@ -1,7 +1,7 @@
 // What the virtual machine itself did during a run, so that a run's figures can be read against
 // the day's speed (docs/performance.md, "Where it stands"): the share of a core's time the
 // hypervisor gave to other guests (steal, from /proc/stat), what a page of new memory cost
-// (the kernel's first-touch fault, which on this VM ranged from about 2 to 19 us a page between
+// (the kernel's first-touch fault, which on this VM ranged from about 1.4 to 19 us a page between
 // days, "Twenty-second pass"), what a system call cost, whether every kernel entry empties the
 // TLB, and the kernel's clock source. None is the gateway's doing; each moves every target's
 // figures ("Twenty-eighth pass").
@@ -12,6 +12,7 @@ const MELTDOWN = '/sys/devices/system/cpu/vulnerabilities/meltdown';
 const TRANSPARENT_HUGE_PAGES = '/sys/kernel/mm/transparent_hugepage/enabled';
 const PAGE_PROBE_BYTES = 64 * 1024 * 1024;
 const PAGE_BYTES = 4096;
+const SYSTEM_CALL_BATCH = 20_000;
 
 /** The cores of a taskset list (`1`, `0,1`, `2-3`); [''] (every core, the `cpu ` line) for ''. */
 function coresOf(list) {
@@ -75,25 +76,25 @@ function systemCallMicros() {
   });
   return batches.sort((a, b) => a - b)[2];
 }
-const SYSTEM_CALL_BATCH = 20_000;
 
 /**
  * Whether a kernel entry empties the TLB: with page-table isolation (the kernel's Meltdown
- * mitigation, `Mitigation: PTI`) every system call and interrupt switches page tables, and
- * without PCID (no `pcid` among the CPU's flags) each switch flushes the user pages' entries, so
- * that a process walks its page tables again for every page it touches after the call. True,
- * false, or null where the kernel does not say.
+ * mitigation: `pti` among the CPU's flags in /proc/cpuinfo, `Mitigation: PTI` in the sysfs
+ * vulnerability file) every system call and interrupt switches page tables, and without PCID (no
+ * `pcid` among the flags) each switch flushes the user pages' entries, so that a process walks its
+ * page tables again for every page it touches after the call. True, false, or null where the
+ * kernel lists no x86 flags (another architecture keeps its TLB by other means).
  */
 function tlbFlushedOnKernelEntry() {
-  const meltdown = sysSetting(MELTDOWN);
-  if (meltdown === null) return null;
-  if (!/\bPTI\b/.test(meltdown)) return false;
+  let flags;
   try {
-    const flags = /^flags\s*:(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? '';
-    return !flags.split(/\s+/).includes('pcid');
+    flags = /^flags\s*:(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1].split(/\s+/);
   } catch {
     return null;
   }
+  if (!flags) return null;
+  const isolated = flags.includes('pti') || /\bPTI\b/.test(sysSetting(MELTDOWN) ?? '');
+  return isolated && !flags.includes('pcid');
 }
 
 /** A kernel setting's file under /sys, trimmed; null where it cannot be read. */
