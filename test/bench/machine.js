@@ -6,6 +6,7 @@
 // TLB, and the kernel's clock source. None is the gateway's doing; each moves every target's
 // figures ("Twenty-eighth pass").
 const { readFileSync } = require('node:fs');
+const { median } = require('./process-stats');
 
 const CLOCKSOURCE = '/sys/devices/system/clocksource/clocksource0/current_clocksource';
 const MELTDOWN = '/sys/devices/system/cpu/vulnerabilities/meltdown';
@@ -53,12 +54,13 @@ function coreTimes(list) {
  */
 function newPageMicros() {
   const buffers = Array.from({ length: 3 }, () => Buffer.allocUnsafeSlow(PAGE_PROBE_BYTES));
-  const perPage = buffers.map((buffer) => {
-    const started = process.hrtime.bigint();
-    for (let offset = 0; offset < buffer.length; offset += PAGE_BYTES) buffer[offset] = 1;
-    return Number(process.hrtime.bigint() - started) / 1e3 / (PAGE_PROBE_BYTES / PAGE_BYTES);
-  });
-  return perPage.sort((a, b) => a - b)[1];
+  return median(
+    buffers.map((buffer) => {
+      const started = process.hrtime.bigint();
+      for (let offset = 0; offset < buffer.length; offset += PAGE_BYTES) buffer[offset] = 1;
+      return Number(process.hrtime.bigint() - started) / 1e3 / (PAGE_PROBE_BYTES / PAGE_BYTES);
+    }),
+  );
 }
 
 /**
@@ -69,12 +71,13 @@ function newPageMicros() {
  * of its system calls.
  */
 function systemCallMicros() {
-  const batches = Array.from({ length: 5 }, () => {
-    const started = process.hrtime.bigint();
-    for (let i = 0; i < SYSTEM_CALL_BATCH; i++) void process.ppid;
-    return Number(process.hrtime.bigint() - started) / 1e3 / SYSTEM_CALL_BATCH;
-  });
-  return batches.sort((a, b) => a - b)[2];
+  return median(
+    Array.from({ length: 5 }, () => {
+      const started = process.hrtime.bigint();
+      for (let i = 0; i < SYSTEM_CALL_BATCH; i++) void process.ppid;
+      return Number(process.hrtime.bigint() - started) / 1e3 / SYSTEM_CALL_BATCH;
+    }),
+  );
 }
 
 /**
@@ -86,19 +89,14 @@ function systemCallMicros() {
  * kernel lists no x86 flags (another architecture keeps its TLB by other means).
  */
 function tlbFlushedOnKernelEntry() {
-  let flags;
-  try {
-    flags = /^flags\s*:(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1].split(/\s+/);
-  } catch {
-    return null;
-  }
+  const flags = /^flags\s*:(.*)$/m.exec(kernelFile('/proc/cpuinfo') ?? '')?.[1].split(/\s+/);
   if (!flags) return null;
-  const isolated = flags.includes('pti') || /\bPTI\b/.test(sysSetting(MELTDOWN) ?? '');
+  const isolated = flags.includes('pti') || /\bPTI\b/.test(kernelFile(MELTDOWN) ?? '');
   return isolated && !flags.includes('pcid');
 }
 
-/** A kernel setting's file under /sys, trimmed; null where it cannot be read. */
-function sysSetting(path) {
+/** A file the kernel writes (under /sys or /proc), trimmed; null where it cannot be read. */
+function kernelFile(path) {
   try {
     return readFileSync(path, 'utf8').trim();
   } catch {
@@ -112,13 +110,13 @@ function sysSetting(path) {
  * page's.
  */
 const transparentHugePages = () =>
-  /\[(\w+)\]/.exec(sysSetting(TRANSPARENT_HUGE_PAGES) ?? '')?.[1] ?? null;
+  /\[(\w+)\]/.exec(kernelFile(TRANSPARENT_HUGE_PAGES) ?? '')?.[1] ?? null;
 
 // The kernel's clock source (`tsc`, `kvm-clock`, ...). Every process reads the clock tens of
 // times a request (the gateway about 90 times per stream, the floor about 35, counted on the
 // twenty-seventh pass's day); with `tsc` a read costs tens of nanoseconds; one the vDSO cannot
 // read (an unstable `kvm-clock`, `hpet`) costs a system call each.
-const clockSource = () => sysSetting(CLOCKSOURCE);
+const clockSource = () => kernelFile(CLOCKSOURCE);
 
 /**
  * Watches the targets' cores (a taskset list; every core with '') from now; `stop()` answers the
@@ -150,18 +148,23 @@ function watchMachine(targetCpu = '') {
   };
 }
 
+const TLB_WORDS = {
+  true: 'every kernel entry empties the TLB (page-table isolation, no PCID)',
+  false: 'the TLB kept across kernel entries',
+  null: 'whether a kernel entry empties the TLB unknown',
+};
+
 /** The reading as one line for a run's output. */
 function describeMachine(reading) {
   const { targetCpu, clockSource: clock, transparentHugePages: hugePages, steal, busy } = reading;
   const page = reading.newPageMicros;
   const call = reading.systemCallMicros;
-  const flushed = reading.tlbFlushedOnKernelEntry;
   const share = (value) => (value === null ? 'unknown' : `${(value * 100).toFixed(1)} %`);
   return (
     `machine: ${targetCpu === '' ? 'the CPUs' : `CPU ${targetCpu}`} stolen by the hypervisor ${share(steal)} of the run, busy ${share(busy)}; ` +
     `a new 4 KiB page ${page.start.toFixed(1)} us at the start, ${page.end.toFixed(1)} us at the end; ` +
     `a system call ${call.start.toFixed(2)} us at the start, ${call.end.toFixed(2)} us at the end; ` +
-    `${flushed === null ? 'whether a kernel entry empties the TLB unknown' : flushed ? 'every kernel entry empties the TLB (page-table isolation, no PCID)' : 'the TLB kept across kernel entries'}; ` +
+    `${TLB_WORDS[String(reading.tlbFlushedOnKernelEntry)]}; ` +
     `transparent huge pages ${hugePages ?? 'unknown'}; clock source ${clock ?? 'unknown'}`
   );
 }
