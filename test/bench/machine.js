@@ -14,8 +14,8 @@ const TRANSPARENT_HUGE_PAGES = '/sys/kernel/mm/transparent_hugepage/enabled';
 const PAGE_PROBE_BYTES = 64 * 1024 * 1024;
 const PAGE_BYTES = 4096;
 const SYSTEM_CALL_BATCH = 20_000;
-// Below this a read of `process.ppid` cannot have entered the kernel: a bare getppid(2) with no
-// mitigations took 0.12 us from C on the twenty-ninth pass's day, the fastest measured here.
+// A third of the fastest getppid(2) measured here from C (0.12 us, without page-table isolation,
+// on the twenty-ninth pass's day): a read of `process.ppid` below it did not enter the kernel.
 const LEAST_SYSTEM_CALL_MICROS = 0.04;
 
 /** The cores of a taskset list (`1`, `0,1`, `2-3`); [''] (every core, the `cpu ` line) for ''. */
