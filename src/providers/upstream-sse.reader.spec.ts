@@ -41,6 +41,14 @@ describe('readUpstreamSse', () => {
     expect(items).toEqual([{ event: 'message_start', data: '{"t":"é✓"}' }, { data: '[DONE]' }]);
   });
 
+  it('drops a byte-order mark opening the stream, also one split across reads', async () => {
+    const bytes = Buffer.from('\uFEFFdata: a\n\ndata: \uFEFFb\n\n');
+    const stream = Readable.from([...bytes].map((byte) => Buffer.from([byte])));
+    const { items } = await batchesOf(read(stream, asEvents()));
+    // Only the opening one: a mark inside an event's data is the provider's text.
+    expect(items.map((event) => event.data)).toEqual(['a', '\uFEFFb']);
+  });
+
   it('yields what the events of one read carried as one batch, never an empty one', async () => {
     const stream = body(['data: a\n\ndata: b\n\ndata: c', '\n\n', ': ping\n\n', 'data: d\n\n']);
     const { batches } = await batchesOf(read(stream, asEvents()));
