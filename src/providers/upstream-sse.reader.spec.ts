@@ -49,6 +49,13 @@ describe('readUpstreamSse', () => {
     expect(items.map((event) => event.data)).toEqual(['a', '\uFEFFb']);
   });
 
+  it('keeps a four-byte character split across reads whole', async () => {
+    const bytes = Buffer.from('data: {"t":"😀"}\n\n');
+    const stream = Readable.from([...bytes].map((byte) => Buffer.from([byte])));
+    const { items } = await batchesOf(read(stream, asEvents()));
+    expect(items.map((event) => event.data)).toEqual(['{"t":"😀"}']);
+  });
+
   it('yields what the events of one read carried as one batch, never an empty one', async () => {
     const stream = body(['data: a\n\ndata: b\n\ndata: c', '\n\n', ': ping\n\n', 'data: d\n\n']);
     const { batches } = await batchesOf(read(stream, asEvents()));

@@ -42,7 +42,7 @@ type UpstreamBody = Readable & { dump?: () => Promise<void> };
 /**
  * Every provider's SSE body goes through here: a streaming UTF-8 decoder (Node's StringDecoder,
  * which keeps a character split between reads for the next; TextDecoder's streaming mode goes
- * through ICU's converter and cost about 2 % more of a stream's CPU, docs/performance.md,
+ * through ICU's converter and cost about 1-2 % more of a stream's CPU, docs/performance.md,
  * "Twenty-ninth pass"), a maintained SSE parser and the provider's mapper, in one async
  * generator that yields, per socket read, everything the read's events carried (one array, never
  * empty). It pulls from the socket only as fast as the consumer asks (backpressure), reading the
