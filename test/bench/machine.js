@@ -49,6 +49,25 @@ function coreTimes(list) {
   return sum;
 }
 
+/** Microseconds that `work` took, divided among the `units` it did. */
+function microsPerUnit(units, work) {
+  const started = process.hrtime.bigint();
+  work();
+  return Number(process.hrtime.bigint() - started) / 1e3 / units;
+}
+
+/**
+ * The shares of the cores' time between two coreTimes() readings that the hypervisor stole and
+ * that they were busy (0-1); null where /proc/stat had no such core or no time passed.
+ */
+function coreShares(start, end) {
+  if (!start || !end) return { steal: null, busy: null };
+  const delta = (key) => end[key] - start[key];
+  const total = delta('busy') + delta('idle') + delta('steal');
+  if (total <= 0) return { steal: null, busy: null };
+  return { steal: delta('steal') / total, busy: delta('busy') / total };
+}
+
 /**
  * Microseconds per 4 KiB page to fault in new memory, the median of three 64 MiB buffers touched
  * once a page each. Measured in this process, on the load's core. Only the touching is timed: the
@@ -58,11 +77,11 @@ function coreTimes(list) {
 function newPageMicros() {
   const buffers = Array.from({ length: 3 }, () => Buffer.allocUnsafeSlow(PAGE_PROBE_BYTES));
   return median(
-    buffers.map((buffer) => {
-      const started = process.hrtime.bigint();
-      for (let offset = 0; offset < buffer.length; offset += PAGE_BYTES) buffer[offset] = 1;
-      return Number(process.hrtime.bigint() - started) / 1e3 / (PAGE_PROBE_BYTES / PAGE_BYTES);
-    }),
+    buffers.map((buffer) =>
+      microsPerUnit(PAGE_PROBE_BYTES / PAGE_BYTES, () => {
+        for (let offset = 0; offset < buffer.length; offset += PAGE_BYTES) buffer[offset] = 1;
+      }),
+    ),
   );
 }
 
@@ -75,11 +94,11 @@ function newPageMicros() {
  */
 function systemCallMicros() {
   const micros = median(
-    Array.from({ length: 5 }, () => {
-      const started = process.hrtime.bigint();
-      for (let i = 0; i < SYSTEM_CALL_BATCH; i++) void process.ppid;
-      return Number(process.hrtime.bigint() - started) / 1e3 / SYSTEM_CALL_BATCH;
-    }),
+    Array.from({ length: 5 }, () =>
+      microsPerUnit(SYSTEM_CALL_BATCH, () => {
+        for (let i = 0; i < SYSTEM_CALL_BATCH; i++) void process.ppid;
+      }),
+    ),
   );
   // A Node.js that cached the parent's pid would answer without a system call: no reading then,
   // rather than a figure that would make any day look fast.
@@ -137,15 +156,11 @@ function watchMachine(targetCpu = '') {
   const start = coreTimes(targetCpu);
   return {
     stop() {
-      const end = coreTimes(targetCpu);
-      const delta = (key) => end[key] - start[key];
-      const total = start && end ? delta('busy') + delta('idle') + delta('steal') : 0;
       return {
         targetCpu: String(targetCpu),
         clockSource: clockSource(),
         transparentHugePages: transparentHugePages(),
-        steal: total > 0 ? delta('steal') / total : null,
-        busy: total > 0 ? delta('busy') / total : null,
+        ...coreShares(start, coreTimes(targetCpu)),
         newPageMicros: { start: pageAtStart, end: newPageMicros() },
         systemCallMicros: { start: systemCallAtStart, end: systemCallMicros() },
         tlbFlushedOnKernelEntry: tlbFlushedOnKernelEntry(),

@@ -25,11 +25,11 @@ function targetsFromArgs(args, script, minimum) {
 
 /**
  * Starts each target (targetsFromArgs's) on core BENCH_TARGET_CPU (1, the target's `cpu`),
- * labelled with its letter (A, B, ...), sending to `upstreamUrl`. A build runs with its own start:prod runtime, the
- * benchmark's gateway settings, BENCH_REDIS_URL's counters and BENCH_DATABASE_URL's Postgres, in
- * a folder and with a key named after `prefix`, and with `nodeArgs` and `extraEnv` added (a
- * preloaded probe, heap-growth.js); a floor with this checkout's runtime. On a failure the
- * targets already started are stopped.
+ * labelled with its letter (A, B, ...), sending to `upstreamUrl`. A build runs with its own
+ * start:prod runtime, the benchmark's gateway settings, BENCH_REDIS_URL's counters and
+ * BENCH_DATABASE_URL's Postgres, in a folder and with a key named after `prefix`, and with
+ * `nodeArgs` and `extraEnv` added (a preloaded probe, heap-growth.js); a floor with this
+ * checkout's runtime. On a failure the targets already started are stopped.
  */
 async function startTargets(roots, options) {
   const targets = [];
