@@ -3,8 +3,9 @@
 // hypervisor gave to other guests (steal, from /proc/stat), what a page of new memory cost
 // (the kernel's first-touch fault, which on this VM ranged from about 1.4 to 19 us a page between
 // days, "Twenty-second pass"), what a system call cost, whether every kernel entry empties the
-// TLB, and the kernel's clock source. None is the gateway's doing; each moves every target's
-// figures ("Twenty-eighth pass").
+// TLB, the kernel's clock source, what a piece of user-mode work cost (a JSON round trip of one
+// stream event, "Thirtieth pass") and the CPU's model. None is the gateway's doing; each moves
+// every target's figures ("Twenty-eighth pass").
 const { readFileSync } = require('node:fs');
 const { median } = require('./process-stats');
 
@@ -14,6 +15,15 @@ const TRANSPARENT_HUGE_PAGES = '/sys/kernel/mm/transparent_hugepage/enabled';
 const PAGE_PROBE_BYTES = 64 * 1024 * 1024;
 const PAGE_BYTES = 4096;
 const SYSTEM_CALL_BATCH = 20_000;
+const COMPUTE_BATCH = 20_000;
+// One stream event as the gateway reads and writes it (sse-frames.ts): the probe's unit of work.
+const COMPUTE_EVENT = JSON.stringify({
+  id: 'chatcmpl_0000000000000000000000000000',
+  object: 'chat.completion.chunk',
+  created: 1_764_000_000,
+  model: 'alpha-k3',
+  choices: [{ index: 0, delta: { content: 'token ' }, finish_reason: null, logprobs: null }],
+});
 // A third of the fastest getppid(2) measured here from C (0.12 us, without page-table isolation,
 // on the twenty-ninth pass's day): a read of `process.ppid` below it did not enter the kernel.
 const LEAST_SYSTEM_CALL_MICROS = 0.04;
@@ -106,6 +116,24 @@ function systemCallMicros() {
 }
 
 /**
+ * Microseconds of CPU work with no kernel in it: a JSON parse and a stringify of one stream event,
+ * the median of five batches of 20,000 after one not timed (the JIT's). A slow day with cheap
+ * system calls (the thirtieth pass's) is slow here, in the user-mode work every target does per
+ * event; a day slow only in the kernel is not.
+ */
+function computeMicros() {
+  const roundTrips = () => {
+    for (let i = 0; i < COMPUTE_BATCH; i++) JSON.stringify(JSON.parse(COMPUTE_EVENT));
+  };
+  roundTrips();
+  return median(Array.from({ length: 5 }, () => microsPerUnit(COMPUTE_BATCH, roundTrips)));
+}
+
+/** The CPU's model as the kernel names it (`model name` in /proc/cpuinfo); null elsewhere. */
+const cpuModel = () =>
+  /^model name\s*:\s*(.+)$/m.exec(kernelFile('/proc/cpuinfo') ?? '')?.[1].trim() ?? null;
+
+/**
  * Whether a kernel entry empties the TLB: with page-table isolation (the kernel's Meltdown
  * mitigation: `pti` among the CPU's flags in /proc/cpuinfo, `Mitigation: PTI` in the sysfs
  * vulnerability file) every system call and interrupt switches page tables, and without PCID (no
@@ -153,16 +181,19 @@ const clockSource = () => kernelFile(CLOCKSOURCE);
 function watchMachine(targetCpu = '') {
   const pageAtStart = newPageMicros();
   const systemCallAtStart = systemCallMicros();
+  const computeAtStart = computeMicros();
   const start = coreTimes(targetCpu);
   return {
     stop() {
       return {
         targetCpu: String(targetCpu),
+        cpuModel: cpuModel(),
         clockSource: clockSource(),
         transparentHugePages: transparentHugePages(),
         ...coreShares(start, coreTimes(targetCpu)),
         newPageMicros: { start: pageAtStart, end: newPageMicros() },
         systemCallMicros: { start: systemCallAtStart, end: systemCallMicros() },
+        computeMicros: { start: computeAtStart, end: computeMicros() },
         tlbFlushedOnKernelEntry: tlbFlushedOnKernelEntry(),
       };
     },
@@ -183,13 +214,16 @@ function describeMachine(reading) {
   const { targetCpu, clockSource: clock, transparentHugePages: hugePages, steal, busy } = reading;
   const page = reading.newPageMicros;
   const call = reading.systemCallMicros;
+  const compute = reading.computeMicros;
   const share = (value) => (value === null ? 'unknown' : `${(value * 100).toFixed(1)} %`);
   return (
     `machine: ${targetCpu === '' ? 'the CPUs' : `CPU ${targetCpu}`} stolen by the hypervisor ${share(steal)} of the run, busy ${share(busy)}; ` +
     `a new 4 KiB page ${page.start.toFixed(1)} us at the start, ${page.end.toFixed(1)} us at the end; ` +
     `a system call ${callMicros(call.start)} at the start, ${callMicros(call.end)} at the end; ` +
+    `a JSON round trip of one event ${compute.start.toFixed(2)} us at the start, ${compute.end.toFixed(2)} us at the end; ` +
     `${TLB_WORDS[String(reading.tlbFlushedOnKernelEntry)]}; ` +
-    `transparent huge pages ${hugePages ?? 'unknown'}; clock source ${clock ?? 'unknown'}`
+    `transparent huge pages ${hugePages ?? 'unknown'}; clock source ${clock ?? 'unknown'}; ` +
+    `CPU ${reading.cpuModel ?? 'unknown'}`
   );
 }
 
