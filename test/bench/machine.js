@@ -16,7 +16,8 @@ const PAGE_PROBE_BYTES = 64 * 1024 * 1024;
 const PAGE_BYTES = 4096;
 const SYSTEM_CALL_BATCH = 20_000;
 const COMPUTE_BATCH = 20_000;
-// One stream event as the gateway reads and writes it (sse-frames.ts): the probe's unit of work.
+// One chunk of a chat-completion stream, of the shape the gateway parses and writes per event:
+// the probe's unit of work.
 const COMPUTE_EVENT = JSON.stringify({
   id: 'chatcmpl_0000000000000000000000000000',
   object: 'chat.completion.chunk',
@@ -116,10 +117,11 @@ function systemCallMicros() {
 }
 
 /**
- * Microseconds of CPU work with no kernel in it: a JSON parse and a stringify of one stream event,
- * the median of five batches of 20,000 after one not timed (the JIT's). A slow day with cheap
- * system calls (the thirtieth pass's) is slow here, in the user-mode work every target does per
- * event; a day slow only in the kernel is not.
+ * Microseconds of user-mode work, without a system call in it: a JSON parse and a stringify of one
+ * stream chunk, the median of five batches of 20,000 after one not timed (it warms the loop, the
+ * caches and the young generation; the scavenges the batches set off are in their time). Measured
+ * in this process, on the load's core. On the thirtieth pass's day, slow with cheap system calls,
+ * it read 2.9-3.1 us, and 5.0-7.0 us once the VM slowed that afternoon.
  */
 function computeMicros() {
   const roundTrips = () => {
@@ -174,9 +176,10 @@ const clockSource = () => kernelFile(CLOCKSOURCE);
 /**
  * Watches the targets' cores (a taskset list; every core with '') from now; `stop()` answers the
  * reading for the run: the share of their time stolen by the hypervisor (0-1) and the share they
- * were busy (null where /proc/stat has no such core or no time passed), a new page's and a system
- * call's cost at the start and at the end (the latter null where the probe's reads did not enter
- * the kernel), whether a kernel entry empties the TLB, and the two kernel settings.
+ * were busy (null where /proc/stat has no such core or no time passed), a new page's, a system
+ * call's and the user-mode probe's cost at the start and at the end (the system call's null where
+ * the probe's reads did not enter the kernel), whether a kernel entry empties the TLB, the two
+ * kernel settings and the CPU's model.
  */
 function watchMachine(targetCpu = '') {
   const pageAtStart = newPageMicros();
