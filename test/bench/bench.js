@@ -166,9 +166,10 @@ const saturate = (target, stream, durationS = settings.durationS) =>
  * (see the header): for each target, CPU per request as a ratio to the floor's of the same
  * rounds (ratioToFirst) and one-at-a-time latency as a difference to the floor's (againstFirst,
  * p50 or time to first token), and the errors of all its runs, the unrecorded ones included; a
- * Map by target name.
+ * Map by target name. `machine` (machine.js's watcher) takes a reading of the user-mode probe
+ * before each round.
  */
-async function pairedRounds(targets, stream) {
+async function pairedRounds(targets, stream, machine) {
   const { cpu, p50, errors, sequentialErrors } = await runPairedRounds(targets, {
     rounds: settings.pairedRounds,
     roundS: settings.pairedRoundS,
@@ -176,10 +177,12 @@ async function pairedRounds(targets, stream) {
     stream,
     connections: settings.concurrency,
     sequential: settings.pairedSequential,
-    beforeRound: (round) =>
+    beforeRound: (round) => {
+      machine.sample();
       process.stderr.write(
         `paired ${stream ? 'streams' : 'JSON'} round ${round + 1}/${settings.pairedRounds}\n`,
-      ),
+      );
+    },
   });
   return new Map(
     targets.map((target, index) => [
@@ -410,8 +413,8 @@ async function main() {
     const paired =
       settings.pairedRounds > 0
         ? {
-            json: await pairedRounds(pairedTargets, false),
-            stream: await pairedRounds(pairedTargets, true),
+            json: await pairedRounds(pairedTargets, false, machine),
+            stream: await pairedRounds(pairedTargets, true, machine),
           }
         : null;
     for (const target of targets) {

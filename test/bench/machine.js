@@ -118,17 +118,18 @@ function systemCallMicros() {
 
 /**
  * Microseconds of user-mode work, without a system call in it: a JSON parse and a stringify of one
- * stream chunk, the median of five batches of 20,000 after one not timed (it warms the loop, the
- * caches and the young generation; the scavenges the batches set off are in their time). Measured
- * in this process, on the load's core. On the thirtieth pass's day, slow with cheap system calls,
- * it read 2.9-3.1 us, and 5.0-7.0 us once the VM slowed that afternoon.
+ * stream chunk, the median of `batches` (five) batches of 20,000 after one not timed (it warms
+ * the loop, the caches and the young generation; the scavenges the batches set off are in their
+ * time). Measured in this process, on the load's core. On the thirtieth pass's day, slow with
+ * cheap system calls, it read 2.9-3.1 us, and 5.0-7.0 us once the VM slowed that afternoon.
  */
-function computeMicros() {
-  const roundTrips = () => {
-    for (let i = 0; i < COMPUTE_BATCH; i++) JSON.stringify(JSON.parse(COMPUTE_EVENT));
-  };
+function computeMicros(batches = 5) {
   roundTrips();
-  return median(Array.from({ length: 5 }, () => microsPerUnit(COMPUTE_BATCH, roundTrips)));
+  return median(Array.from({ length: batches }, () => microsPerUnit(COMPUTE_BATCH, roundTrips)));
+}
+
+function roundTrips() {
+  for (let i = 0; i < COMPUTE_BATCH; i++) JSON.stringify(JSON.parse(COMPUTE_EVENT));
 }
 
 /** The CPU's model as the kernel names it (`model name` in /proc/cpuinfo); null elsewhere. */
@@ -174,19 +175,26 @@ const transparentHugePages = () =>
 const clockSource = () => kernelFile(CLOCKSOURCE);
 
 /**
- * Watches the targets' cores (a taskset list; every core with '') from now; `stop()` answers the
- * reading for the run: the share of their time stolen by the hypervisor (0-1) and the share they
- * were busy (null where /proc/stat has no such core or no time passed), a new page's, a system
- * call's and the user-mode probe's cost at the start and at the end (the system call's null where
- * the probe's reads did not enter the kernel), whether a kernel entry empties the TLB, the two
- * kernel settings and the CPU's model.
+ * Watches the targets' cores (a taskset list; every core with '') from now. `sample()`, called
+ * between paired rounds while the targets are idle, adds one reading of the user-mode probe (one
+ * timed batch after one not timed, about a tenth of a second): on the thirtieth pass's day the
+ * VM slowed midway through runs, which readings at a run's two ends cannot show. `stop()`
+ * answers the reading for the run: the share of their time stolen by the hypervisor (0-1) and the
+ * share they were busy (null where /proc/stat has no such core or no time passed), a new page's,
+ * a system call's and the user-mode probe's cost at the start and at the end (the system call's
+ * null where the probe's reads did not enter the kernel), the probe's readings between rounds,
+ * whether a kernel entry empties the TLB, the two kernel settings and the CPU's model.
  */
 function watchMachine(targetCpu = '') {
   const pageAtStart = newPageMicros();
   const systemCallAtStart = systemCallMicros();
   const computeAtStart = computeMicros();
+  const computeBetweenRounds = [];
   const start = coreTimes(targetCpu);
   return {
+    sample() {
+      computeBetweenRounds.push(computeMicros(1));
+    },
     stop() {
       return {
         targetCpu: String(targetCpu),
@@ -196,7 +204,11 @@ function watchMachine(targetCpu = '') {
         ...coreShares(start, coreTimes(targetCpu)),
         newPageMicros: { start: pageAtStart, end: newPageMicros() },
         systemCallMicros: { start: systemCallAtStart, end: systemCallMicros() },
-        computeMicros: { start: computeAtStart, end: computeMicros() },
+        computeMicros: {
+          start: computeAtStart,
+          end: computeMicros(),
+          betweenRounds: computeBetweenRounds,
+        },
         tlbFlushedOnKernelEntry: tlbFlushedOnKernelEntry(),
       };
     },
@@ -218,12 +230,17 @@ function describeMachine(reading) {
   const page = reading.newPageMicros;
   const call = reading.systemCallMicros;
   const compute = reading.computeMicros;
+  const between = compute.betweenRounds ?? [];
+  const betweenRounds =
+    between.length === 0
+      ? ''
+      : `, between rounds ${Math.min(...between).toFixed(2)}-${Math.max(...between).toFixed(2)} us (median ${median(between).toFixed(2)}, ${between.length} readings)`;
   const share = (value) => (value === null ? 'unknown' : `${(value * 100).toFixed(1)} %`);
   return (
     `machine: ${targetCpu === '' ? 'the CPUs' : `CPU ${targetCpu}`} stolen by the hypervisor ${share(steal)} of the run, busy ${share(busy)}; ` +
     `a new 4 KiB page ${page.start.toFixed(1)} us at the start, ${page.end.toFixed(1)} us at the end; ` +
     `a system call ${callMicros(call.start)} at the start, ${callMicros(call.end)} at the end; ` +
-    `a JSON round trip of one event ${compute.start.toFixed(2)} us at the start, ${compute.end.toFixed(2)} us at the end; ` +
+    `a JSON round trip of one event ${compute.start.toFixed(2)} us at the start, ${compute.end.toFixed(2)} us at the end${betweenRounds}; ` +
     `${TLB_WORDS[String(reading.tlbFlushedOnKernelEntry)]}; ` +
     `transparent huge pages ${hugePages ?? 'unknown'}; clock source ${clock ?? 'unknown'}; ` +
     `CPU ${reading.cpuModel ?? 'unknown'}`
