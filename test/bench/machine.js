@@ -230,7 +230,7 @@ function describeMachine(reading) {
   const page = reading.newPageMicros;
   const call = reading.systemCallMicros;
   const compute = reading.computeMicros;
-  const between = compute.betweenRounds ?? [];
+  const between = compute.betweenRounds;
   const betweenRounds =
     between.length === 0
       ? ''
