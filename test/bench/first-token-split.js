@@ -18,7 +18,12 @@
 // keep-alive connection of its own, after SPLIT_WARMUP (50) of each not counted in the first
 // round. Per target and kind: the medians of the rounds' medians and the median of the rounds'
 // differences to target A's, and for the total the rounds in which it was lower than A's with a
-// sign test's p (process-stats.js). A request answered other than 200, one that failed, one
+// sign test's p (process-stats.js). SPLIT_ALTERNATE=1 adds, per round and target, as many
+// requests again sent alternately, a JSON request and then a stream, each kind still on its own
+// connection: the kinds `json after a stream` and `stream after a JSON`, which tell what a
+// request pays for the kind of answer before it from what its own kind's path costs (a stream's
+// path before the upstream ran slower than a JSON request's, docs/performance.md, "Thirty-first
+// pass"). A request answered other than 200, one that failed, one
 // whose marks are out of order (it did not reach the upstream) and a stream without a content
 // event count as errors, not as times. The new connections the client and the upstream saw are
 // counted: a target that closed its connections would pay a connect per request, which a split
@@ -43,8 +48,14 @@ const settings = {
   rounds: Number(env.SPLIT_ROUNDS ?? 5),
   requests: Number(env.SPLIT_REQUESTS ?? 300),
   warmup: Number(env.SPLIT_WARMUP ?? 50),
+  alternate: env.SPLIT_ALTERNATE === '1',
 };
-const KINDS = ['json', 'stream'];
+const BLOCK_KINDS = ['json', 'stream'];
+// What each request of an alternating pair is called: the kind of the request before it differs.
+const AFTER_THE_OTHER = { json: 'json after a stream', stream: 'stream after a JSON' };
+const KINDS = settings.alternate
+  ? [...BLOCK_KINDS, AFTER_THE_OTHER.json, AFTER_THE_OTHER.stream]
+  : BLOCK_KINDS;
 const FIGURES = ['before', 'after', 'total'];
 
 /** The fake upstream, timing each request's arrival and its answer's first write. */
@@ -95,8 +106,8 @@ async function timeOne(url, options, marks, stream) {
   };
 }
 
-/** `count` requests of one kind one at a time on one connection: the split's medians, connects. */
-async function oneAtATime(target, marks, stream, count, skip) {
+/** One kind's requests to `target` on one keep-alive connection, with the split of each timed. */
+function oneKind(target, marks, stream) {
   let clientConnections = 0;
   const connect = buildConnector({});
   const dispatcher = new Agent({
@@ -106,7 +117,6 @@ async function oneAtATime(target, marks, stream, count, skip) {
       connect(options, callback);
     },
   });
-  const upstreamBefore = marks.connections;
   const options = {
     method: 'POST',
     headers: chatHeaders(target.key),
@@ -115,20 +125,55 @@ async function oneAtATime(target, marks, stream, count, skip) {
   };
   const split = { before: [], after: [], total: [] };
   let errors = 0;
-  try {
-    for (let i = 0; i < count + skip; i++) {
+  return {
+    async send(counted) {
       const timed = await timeOne(`${target.base}/chat/completions`, options, marks, stream);
       if (timed === null) errors++;
-      else if (i >= skip) for (const figure of FIGURES) split[figure].push(timed[figure]);
+      else if (counted) for (const figure of FIGURES) split[figure].push(timed[figure]);
+    },
+    close: () => dispatcher.close(),
+    /** The split's medians, the errors and the client's connects (the upstream's: the caller's). */
+    result: (upstreamConnections) => ({
+      ...Object.fromEntries(FIGURES.map((figure) => [figure, stats.median(split[figure])])),
+      errors,
+      clientConnections,
+      upstreamConnections,
+    }),
+  };
+}
+
+/** `count` requests of one kind one at a time on one connection: the split's medians, connects. */
+async function oneAtATime(target, marks, stream, count, skip) {
+  const upstreamBefore = marks.connections;
+  const kind = oneKind(target, marks, stream);
+  try {
+    for (let i = 0; i < count + skip; i++) await kind.send(i >= skip);
+  } finally {
+    await kind.close();
+  }
+  return kind.result(marks.connections - upstreamBefore);
+}
+
+/**
+ * `count` pairs one at a time, a JSON request and then a stream, each kind on its connection: per
+ * kind, its split after a request of the other kind. The upstream's connects are the pair's.
+ */
+async function alternately(target, marks, count, skip) {
+  const upstreamBefore = marks.connections;
+  const json = oneKind(target, marks, false);
+  const stream = oneKind(target, marks, true);
+  try {
+    for (let i = 0; i < count + skip; i++) {
+      await json.send(i >= skip);
+      await stream.send(i >= skip);
     }
   } finally {
-    await dispatcher.close();
+    await Promise.all([json.close(), stream.close()]);
   }
+  const upstreamConnections = marks.connections - upstreamBefore;
   return {
-    ...Object.fromEntries(FIGURES.map((figure) => [figure, stats.median(split[figure])])),
-    errors,
-    clientConnections,
-    upstreamConnections: marks.connections - upstreamBefore,
+    [AFTER_THE_OTHER.json]: json.result(upstreamConnections),
+    [AFTER_THE_OTHER.stream]: stream.result(upstreamConnections),
   };
 }
 
@@ -192,14 +237,18 @@ async function main() {
   let targets = [];
   try {
     targets = await startTargets(roots, { upstreamUrl: url, env, prefix: 'split' });
-    const results = targets.map(() => ({ json: [], stream: [] }));
+    const results = targets.map(() => Object.fromEntries(KINDS.map((kind) => [kind, []])));
     for (let round = 0; round < settings.rounds; round++) {
       const skip = round === 0 ? settings.warmup : 0;
-      for (const index of roundOrder(targets.length, round))
-        for (const kind of KINDS)
+      for (const index of roundOrder(targets.length, round)) {
+        for (const kind of BLOCK_KINDS)
           results[index][kind].push(
             await oneAtATime(targets[index], marks, kind === 'stream', settings.requests, skip),
           );
+        if (!settings.alternate) continue;
+        const pairs = await alternately(targets[index], marks, settings.requests, skip);
+        for (const [kind, result] of Object.entries(pairs)) results[index][kind].push(result);
+      }
       console.log(`round ${round + 1}/${settings.rounds}`);
     }
     const rows = summarise(targets, results);
