@@ -67,7 +67,7 @@ async function main() {
       stream: settings.stream,
       connections: settings.concurrency,
       sequential: settings.sequential,
-      beforeRound: () => machine.sample(),
+      machine,
       // The round's figures as they come, so that a long run shows its drift.
       afterRound: (round, { cpu: cpuSoFar, p50: p50SoFar }) => {
         const latencies = settings.sequential

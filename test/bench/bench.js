@@ -166,8 +166,7 @@ const saturate = (target, stream, durationS = settings.durationS) =>
  * (see the header): for each target, CPU per request as a ratio to the floor's of the same
  * rounds (ratioToFirst) and one-at-a-time latency as a difference to the floor's (againstFirst,
  * p50 or time to first token), and the errors of all its runs, the unrecorded ones included; a
- * Map by target name. `machine` (machine.js's watcher) takes a reading of the user-mode probe
- * before each round.
+ * Map by target name. `machine`: machine.js's watcher, which runPairedRounds samples.
  */
 async function pairedRounds(targets, stream, machine) {
   const { cpu, p50, errors, sequentialErrors } = await runPairedRounds(targets, {
@@ -177,12 +176,11 @@ async function pairedRounds(targets, stream, machine) {
     stream,
     connections: settings.concurrency,
     sequential: settings.pairedSequential,
-    beforeRound: (round) => {
-      machine.sample();
+    machine,
+    beforeRound: (round) =>
       process.stderr.write(
         `paired ${stream ? 'streams' : 'JSON'} round ${round + 1}/${settings.pairedRounds}\n`,
-      );
-    },
+      ),
   });
   return new Map(
     targets.map((target, index) => [

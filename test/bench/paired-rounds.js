@@ -3,14 +3,17 @@
 // from round to round, a short run at saturation each and then, optionally, requests one at a
 // time. Each target gets one figure per round, set against the first target's of the same rounds
 // by the caller (process-stats.js: ratioToFirst, againstFirst): targets compared seconds apart, on
-// a VM whose speed drifts between minutes.
+// a VM whose speed drifts between minutes. Before each round, while the targets are idle, the
+// machine's user-mode probe takes a reading (machine.js), as the VM can slow midway through a run
+// (docs/performance.md, "Thirtieth pass").
 const { saturate, sequential } = require('./requests');
 const { roundOrder } = require('./targets');
 
 /**
  * Options: rounds; roundS, seconds of measured load per turn; warmS, seconds of unrecorded load
  * right before it (0: none); stream; connections; sequential, requests one at a time after the
- * load (0: none); beforeRound(round) and afterRound(round, { cpu, p50 }), for progress lines.
+ * load (0: none); machine, machine.js's watcher of the run, sampled before each round;
+ * beforeRound(round) and afterRound(round, { cpu, p50 }), for progress lines.
  * Resolves with one array per target of: cpu (ms per request, a figure per round), p50 (ms of the
  * one-at-a-time requests, or time to first token with `stream`; empty without `sequential`),
  * errors (of the loads, the unrecorded ones included) and sequentialErrors.
@@ -24,6 +27,7 @@ async function runPairedRounds(targets, options) {
   const load = (target, seconds) =>
     saturate(target, { stream: options.stream, seconds, connections: options.connections });
   for (let round = 0; round < options.rounds; round++) {
+    options.machine?.sample();
     options.beforeRound?.(round);
     for (const index of roundOrder(targets.length, round)) {
       if (options.warmS > 0) errors[index] += (await load(targets[index], options.warmS)).errors;
