@@ -142,39 +142,21 @@ function oneKind(target, marks, stream) {
   };
 }
 
-/** `count` requests of one kind one at a time on one connection: the split's medians, connects. */
-async function oneAtATime(target, marks, stream, count, skip) {
-  const upstreamBefore = marks.connections;
-  const kind = oneKind(target, marks, stream);
-  try {
-    for (let i = 0; i < count + skip; i++) await kind.send(i >= skip);
-  } finally {
-    await kind.close();
-  }
-  return kind.result(marks.connections - upstreamBefore);
-}
-
 /**
- * `count` pairs one at a time, a JSON request and then a stream, each kind on its connection: per
- * kind, its split after a request of the other kind. The upstream's connects are the pair's.
+ * `count` turns one at a time, each turn a request of every kind in `streams` (false: JSON, true:
+ * a stream) in that order, each kind on its own connection: per kind, the split's medians, its
+ * errors and connects. The upstream's connects are the turns', shared by the kinds.
  */
-async function alternately(target, marks, count, skip) {
+async function inTurn(target, marks, streams, count, skip) {
   const upstreamBefore = marks.connections;
-  const json = oneKind(target, marks, false);
-  const stream = oneKind(target, marks, true);
+  const kinds = streams.map((stream) => oneKind(target, marks, stream));
   try {
-    for (let i = 0; i < count + skip; i++) {
-      await json.send(i >= skip);
-      await stream.send(i >= skip);
-    }
+    for (let i = 0; i < count + skip; i++) for (const kind of kinds) await kind.send(i >= skip);
   } finally {
-    await Promise.all([json.close(), stream.close()]);
+    await Promise.all(kinds.map((kind) => kind.close()));
   }
   const upstreamConnections = marks.connections - upstreamBefore;
-  return {
-    [AFTER_THE_OTHER.json]: json.result(upstreamConnections),
-    [AFTER_THE_OTHER.stream]: stream.result(upstreamConnections),
-  };
+  return kinds.map((kind) => kind.result(upstreamConnections));
 }
 
 /** Per target and kind: the rounds' figures summed up against target A's. */
@@ -241,13 +223,15 @@ async function main() {
     for (let round = 0; round < settings.rounds; round++) {
       const skip = round === 0 ? settings.warmup : 0;
       for (const index of roundOrder(targets.length, round)) {
-        for (const kind of BLOCK_KINDS)
-          results[index][kind].push(
-            await oneAtATime(targets[index], marks, kind === 'stream', settings.requests, skip),
-          );
+        const turns = (streams) => inTurn(targets[index], marks, streams, settings.requests, skip);
+        for (const kind of BLOCK_KINDS) {
+          const [alone] = await turns([kind === 'stream']);
+          results[index][kind].push(alone);
+        }
         if (!settings.alternate) continue;
-        const pairs = await alternately(targets[index], marks, settings.requests, skip);
-        for (const [kind, result] of Object.entries(pairs)) results[index][kind].push(result);
+        const [json, stream] = await turns([false, true]);
+        results[index][AFTER_THE_OTHER.json].push(json);
+        results[index][AFTER_THE_OTHER.stream].push(stream);
       }
       console.log(`round ${round + 1}/${settings.rounds}`);
     }
