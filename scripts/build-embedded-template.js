@@ -18,7 +18,7 @@ const { MIGRATIONS_DIR } = require('../dist/database/database-connection');
 const { runMigrations } = require('../dist/database/migration-runner');
 const { PrismaService } = require('../dist/database/prisma.service');
 const { UsagePartitions } = require('../dist/usage/usage-partitions.service');
-const { ConfigService } = require('@nestjs/config');
+const { loadAppConfig } = require('../dist/config/app-config');
 
 async function main() {
   const target = join(__dirname, '..', 'dist', 'embedded-pgdata');
@@ -51,9 +51,11 @@ async function migrate(db) {
     // start within that time then only checks them, and its first queries (the demo key's) do not
     // wait behind three partition transactions (docs/performance.md, "Seventh pass").
     // `embedded` set, as at run time: PGlite takes no startup parameters (no statement_timeout).
-    const prisma = new PrismaService({ url, embedded: {} });
+    // The settings' defaults: the template must not depend on the environment it was built in.
+    const config = loadAppConfig({});
+    const prisma = new PrismaService({ url, embedded: {} }, config);
     try {
-      const { created } = await new UsagePartitions(prisma, new ConfigService({})).maintain();
+      const { created } = await new UsagePartitions(prisma, config).maintain();
       console.log(`build-embedded-template: usage partitions ${created.join(', ')}`);
     } finally {
       await prisma.$disconnect();

@@ -1,6 +1,5 @@
 import { TeamsModule } from './teams/teams.module';
-import { Logger, Module, OnModuleDestroy } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { DynamicModule, Logger, Module, OnModuleDestroy } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { AdminModule } from './admin/admin.module';
@@ -11,7 +10,9 @@ import { OpenAiExceptionFilter } from './common/filters/openai-exception.filter'
 import { pinoParams } from './common/logging/pino-options';
 import { GatewayValidationPipe } from './common/validation/gateway-validation.pipe';
 import { CompletionsModule } from './completions/completions.module';
+import { AppConfig } from './config/app-config';
 import { AppConfigModule } from './config/app-config.module';
+import { GatewayConfigModule } from './config/gateway-config.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
@@ -27,16 +28,9 @@ import { ThrottlingModule } from './throttling/throttling.module';
 
 @Module({
   imports: [
-    AppConfigModule,
+    GatewayConfigModule,
     MetadataModule,
-    LoggerModule.forRootAsync({
-      inject: [ConfigService],
-      useFactory: (config: ConfigService) =>
-        pinoParams({
-          LOG_LEVEL: config.getOrThrow<string>('LOG_LEVEL'),
-          LOG_FORMAT: config.get<string>('LOG_FORMAT'),
-        }),
-    }),
+    LoggerModule.forRootAsync({ inject: [AppConfig], useFactory: pinoParams }),
     MetricsModule,
     TracingModule,
     DatabaseModule.forRoot(),
@@ -63,6 +57,11 @@ import { ThrottlingModule } from './throttling/throttling.module';
   ],
 })
 export class AppModule implements OnModuleDestroy {
+  /** The gateway with the settings the process loaded (loadAppConfig). */
+  static forRoot(config: AppConfig): DynamicModule {
+    return { module: AppModule, imports: [AppConfigModule.forRoot(config)] };
+  }
+
   constructor(private readonly requests: RequestDrain) {}
 
   /**

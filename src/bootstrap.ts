@@ -2,7 +2,6 @@
 // prepared. Before anything else imports @nestjs/common: it loads with its date formatters deferred.
 import './common/runtime/nest-common.preload';
 import { Logger } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
@@ -13,15 +12,15 @@ import { GatewayExpressAdapter } from './common/http/gateway-express.adapter';
 import { StartupLogger } from './common/logging/startup.logger';
 import { installLeanAsyncResourceBind } from './common/runtime/lean-async-resource-bind';
 import { collectStartupGarbage } from './common/runtime/startup-garbage';
-import { EnvironmentVariables, logLevelsFrom } from './config/env.validation';
+import { AppConfig, logLevelsFrom } from './config/app-config';
 
-export async function bootstrap(env: EnvironmentVariables): Promise<void> {
+export async function bootstrap(config: AppConfig): Promise<void> {
   // Nest's interceptor chain binds two functions per streamed chat completion; Node 20's bind is
   // the costly kind.
   installLeanAsyncResourceBind();
-  const logger = new StartupLogger({ logLevels: logLevelsFrom(env.LOG_LEVEL) });
+  const logger = new StartupLogger({ logLevels: logLevelsFrom(config.LOG_LEVEL) });
   const app = await NestFactory.create<NestExpressApplication>(
-    AppModule,
+    AppModule.forRoot(config),
     new GatewayExpressAdapter(),
     {
       bodyParser: false,
@@ -36,9 +35,7 @@ export async function bootstrap(env: EnvironmentVariables): Promise<void> {
   logger.writeTo(app.get(PinoLogger));
   app.useLogger(logger);
   configureApp(app);
-  const config = app.get(ConfigService);
-  const port = config.getOrThrow<number>('PORT');
-  const host = config.getOrThrow<string>('HOST');
+  const { PORT: port, HOST: host } = config;
   try {
     // Init connects the database and compiles Prisma's query engine, start-up's last large
     // allocation (about 12 MB): the collection comes after it, or the memory reducer waits on it.

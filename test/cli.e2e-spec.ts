@@ -3,6 +3,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { Client } from 'pg';
 import request from 'supertest';
+import { loadAppConfig } from '../src/config/app-config';
 import { CliModule } from '../src/cli/cli.module';
 import { createKey, listKeys, revokeKey, rotateKey, seedKeys } from '../src/cli/commands';
 import {
@@ -30,7 +31,7 @@ describe('key management CLI (same service as the gateway)', () => {
 
   beforeAll(async () => {
     cli = await NestFactory.createApplicationContext(
-      CliModule.forCommand({ allowUnmigrated: false }),
+      CliModule.forCommand(loadAppConfig(process.env), { allowUnmigrated: false }),
       { logger: false },
     );
     gateway = await startTestApp({ env: { KEY_CACHE_TTL_MS: '0' } });
@@ -218,7 +219,7 @@ describe('teams and spend on the CLI (docs/spend.md)', () => {
 
   beforeAll(async () => {
     cli = await NestFactory.createApplicationContext(
-      CliModule.forCommand({ allowUnmigrated: false }),
+      CliModule.forCommand(loadAppConfig(process.env), { allowUnmigrated: false }),
       { logger: false },
     );
     gateway = await startTestApp({

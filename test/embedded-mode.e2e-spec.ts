@@ -22,9 +22,6 @@ describe('embedded database (PGlite)', () => {
   const dataDir = join(parent, 'data');
 
   beforeAll(async () => {
-    // ConfigService reads process.env before its own values: the suite's DATABASE_URL must go.
-    const savedUrl = process.env.DATABASE_URL;
-    delete process.env.DATABASE_URL;
     gateway = await startTestApp({
       env: {
         DATABASE_URL: '',
@@ -34,7 +31,7 @@ describe('embedded database (PGlite)', () => {
         KEY_CACHE_TTL_MS: '60000',
         USAGE_FLUSH_INTERVAL_MS: '20',
       },
-    }).finally(() => (process.env.DATABASE_URL = savedUrl));
+    });
   }, 60_000);
   afterAll(() => gateway.close());
 

@@ -1,4 +1,4 @@
-import { ConfigService } from '@nestjs/config';
+import { loadAppConfig } from '../src/config/app-config';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { PrismaService } from '../src/database/prisma.service';
@@ -25,10 +25,10 @@ describe('spend rollups and retention', () => {
     scratch = await createDatabase('gateway_rollups');
     database = new Client({ connectionString: scratch.url });
     await database.connect();
-    prisma = new PrismaService({ url: scratch.url, embedded: null });
+    prisma = new PrismaService({ url: scratch.url, embedded: null }, loadAppConfig({}));
     repository = new UsageRepository(prisma);
     // Monthly partitions for the months used below, as the running gateway keeps them.
-    const partitions = new UsagePartitions(prisma, new ConfigService({}));
+    const partitions = new UsagePartitions(prisma, loadAppConfig({}));
     await partitions.maintain(new Date('2030-11-15'));
     await partitions.maintain(new Date('2031-01-15'));
   });
@@ -132,7 +132,7 @@ describe('spend rollups and retention', () => {
     // "Now" is 2031-01-20: 10 days keep 2031-01-10 onwards.
     const { dropped } = await new UsagePartitions(
       prisma,
-      new ConfigService({ USAGE_RETENTION_DAYS: 10 }),
+      loadAppConfig({ USAGE_RETENTION_DAYS: 10 }),
     ).maintain(new Date('2031-01-20T08:00:00Z'));
     expect(dropped).toEqual(['usage_records_2030_11', 'usage_records_2030_12']);
     const left = await database.query<{ day: string; n: number }>(
@@ -141,7 +141,7 @@ describe('spend rollups and retention', () => {
     );
     expect(left.rows.map((r) => r.day)).toEqual(['2031-01-10', '2031-01-15']);
     // A later run with a cutoff inside January deletes only rows before it.
-    await new UsagePartitions(prisma, new ConfigService({ USAGE_RETENTION_DAYS: 3 })).maintain(
+    await new UsagePartitions(prisma, loadAppConfig({ USAGE_RETENTION_DAYS: 3 })).maintain(
       new Date('2031-01-16T08:00:00Z'),
     );
     const after = await database.query<{ day: string }>(

@@ -98,7 +98,7 @@ describe('OpenTelemetry tracing (built gateway, OTLP/HTTP JSON collector)', () =
   it('loads nothing of OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is unset', () => {
     const script = `
       const { TracingService } = require('./dist/tracing/tracing.service');
-      const tracing = new TracingService({ get: () => undefined });
+      const tracing = new TracingService({});
       const loaded = Object.keys(require.cache).filter((path) => path.includes('@opentelemetry'));
       process.stdout.write(JSON.stringify({ enabled: tracing.enabled, loaded }));`;
     const result = JSON.parse(

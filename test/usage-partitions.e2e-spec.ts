@@ -1,4 +1,4 @@
-import { ConfigService } from '@nestjs/config';
+import { loadAppConfig } from '../src/config/app-config';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { PrismaService } from '../src/database/prisma.service';
@@ -39,7 +39,7 @@ describe('usage_records partitions', () => {
       )
     ).rows;
   const service = (retentionMonths: number) =>
-    new UsagePartitions(prisma, new ConfigService({ USAGE_RETENTION_MONTHS: retentionMonths }));
+    new UsagePartitions(prisma, loadAppConfig({ USAGE_RETENTION_MONTHS: retentionMonths }));
 
   beforeAll(async () => {
     scratch = await createDatabase('gateway_partitions');
@@ -47,7 +47,7 @@ describe('usage_records partitions', () => {
     database = new Client({ connectionString: url });
     await database.connect();
     await database.query("SET TimeZone = 'UTC'"); // partition bounds below are printed in UTC
-    prisma = new PrismaService({ url, embedded: null });
+    prisma = new PrismaService({ url, embedded: null }, loadAppConfig({}));
   });
 
   afterAll(async () => {

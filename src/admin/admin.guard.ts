@@ -1,8 +1,8 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import type { Request } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { GatewayException } from '../common/errors/gateway.exception';
+import { AppConfig } from '../config/app-config';
 
 /**
  * The admin API's credential check: `Authorization: Bearer <ADMIN_API_KEY>`. Both sides are
@@ -13,8 +13,8 @@ import { GatewayException } from '../common/errors/gateway.exception';
 export class AdminGuard implements CanActivate {
   private readonly expected: Buffer | null;
 
-  constructor(config: ConfigService) {
-    const key = config.get<string>('ADMIN_API_KEY');
+  constructor(config: AppConfig) {
+    const key = config.ADMIN_API_KEY;
     this.expected = key ? sha256(key) : null;
   }
 

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import type { ThrottlerModuleOptions } from '@nestjs/throttler';
 import { KeysModule } from '../keys/keys.module';
 import { CounterStore } from '../limits/counters/counter-store';
@@ -11,6 +10,7 @@ import { AdminThrottlerOptions, AdminThrottlerStorage } from './admin-throttler.
 import { AdminUsageController } from './admin-usage.controller';
 import { AdminTeamsController } from './admin-teams.controller';
 import { AdminSpendController } from './admin-spend.controller';
+import { AppConfig } from '../config/app-config';
 
 /** Admin requests carry small JSON documents: 100 KiB is plenty, where completions need 1 MiB of messages. */
 export const ADMIN_BODY_LIMIT = '100kb';
@@ -31,13 +31,13 @@ export const ADMIN_BODY_LIMIT = '100kb';
   providers: [
     {
       provide: AdminThrottlerOptions,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService): ThrottlerModuleOptions => ({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig): ThrottlerModuleOptions => ({
         throttlers: [
           {
             name: 'default',
-            limit: config.get<number>('ADMIN_RATE_LIMIT') ?? 10,
-            ttl: config.get<number>('ADMIN_RATE_WINDOW_MS') ?? 10_000,
+            limit: config.ADMIN_RATE_LIMIT,
+            ttl: config.ADMIN_RATE_WINDOW_MS,
           },
         ],
       }),

@@ -5,12 +5,12 @@ import {
   OnApplicationBootstrap,
   OnApplicationShutdown,
 } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { Client } from 'pg';
 import { DatabaseConnection } from '../database/database-connection';
 import { databaseTimeouts, DatabaseTimeouts } from '../database/database-timeouts';
 import { KEY_CHANGE_CHANNEL } from '../keys/virtual-key-events';
 import { VirtualKeyVerifier } from './virtual-key-verifier.service';
+import { AppConfig } from '../config/app-config';
 
 /**
  * Short, because each failed attempt against a silent network already waits DB_CONNECT_TIMEOUT_MS:
@@ -43,10 +43,10 @@ export class KeyChangeListener implements OnApplicationBootstrap, OnApplicationS
   constructor(
     @Inject(DatabaseConnection) private readonly connection: DatabaseConnection,
     private readonly verifier: VirtualKeyVerifier,
-    config: ConfigService,
+    config: AppConfig,
   ) {
     this.timeouts = databaseTimeouts(config);
-    this.pingIntervalMs = config.get<number>('KEY_LISTENER_PING_INTERVAL_MS') ?? 5_000;
+    this.pingIntervalMs = config.KEY_LISTENER_PING_INTERVAL_MS;
   }
 
   async onApplicationBootstrap(): Promise<void> {

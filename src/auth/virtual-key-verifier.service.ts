@@ -1,5 +1,4 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { withTimeout } from '../common/async/with-timeout';
 import { GatewayException } from '../common/errors/gateway.exception';
 import { databaseTimeouts } from '../database/database-timeouts';
@@ -10,6 +9,7 @@ import { VirtualKeyRepository } from '../keys/virtual-key.repository';
 import { toView } from '../keys/virtual-key.service';
 import { keyState, VirtualKeyView } from '../keys/virtual-key.types';
 import { KeyLookup, KeyLookupCache } from './key-lookup-cache';
+import { AppConfig } from '../config/app-config';
 
 /** A key found by one of its secrets: the current one, or the one a rotation replaced. */
 interface FoundKey {
@@ -32,7 +32,7 @@ export class VirtualKeyVerifier implements OnModuleDestroy {
 
   constructor(
     private readonly repository: VirtualKeyRepository,
-    config: ConfigService,
+    config: AppConfig,
     events: VirtualKeyEvents,
   ) {
     // A key lookup is one indexed read: a database that takes longer than DB_PING_TIMEOUT_MS is
@@ -46,8 +46,8 @@ export class VirtualKeyVerifier implements OnModuleDestroy {
           `key lookup: no answer within ${lookupTimeoutMs} ms`,
         ),
       {
-        ttlMs: config.get<number>('KEY_CACHE_TTL_MS') ?? 10_000,
-        staleMs: config.get<number>('KEY_CACHE_STALE_MS') ?? 300_000,
+        ttlMs: config.KEY_CACHE_TTL_MS,
+        staleMs: config.KEY_CACHE_STALE_MS,
         max: 50_000,
       },
     );

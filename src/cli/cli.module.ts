@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ConfigModule } from '@nestjs/config';
-import { validateEnvironment } from '../config/env.validation';
+import { AppConfig } from '../config/app-config';
+import { AppConfigModule } from '../config/app-config.module';
 import { DatabaseModule } from '../database/database.module';
 import { KeysModule } from '../keys/keys.module';
 import { TeamsModule } from '../teams/teams.module';
@@ -10,11 +10,11 @@ import { SpendReport } from '../usage/spend-report.service';
 @Module({})
 export class CliModule {
   /** `db migrate` must open a database that is behind; every other command refuses one. */
-  static forCommand(options: { allowUnmigrated: boolean }): DynamicModule {
+  static forCommand(config: AppConfig, options: { allowUnmigrated: boolean }): DynamicModule {
     return {
       module: CliModule,
       imports: [
-        ConfigModule.forRoot({ isGlobal: true, cache: true, validate: validateEnvironment }),
+        AppConfigModule.forRoot(config),
         DatabaseModule.forRoot({
           joinRunningEmbedded: true,
           allowUnmigrated: options.allowUnmigrated,

@@ -1,4 +1,3 @@
-import { ConfigService } from '@nestjs/config';
 import type { INestApplicationContext } from '@nestjs/common';
 import { runMigrations } from '../database/migration-runner';
 import { MIGRATIONS_DIR } from '../database/database-connection';
@@ -7,6 +6,7 @@ import { VirtualKeyService } from '../keys/virtual-key.service';
 import { BudgetPeriod, keyState } from '../keys/virtual-key.types';
 import { TeamsService } from '../teams/teams.service';
 import { readSeedKeys } from './seed-keys';
+import { AppConfig } from '../config/app-config';
 
 export interface CliOutput {
   out(text: string): void;
@@ -120,7 +120,7 @@ export async function seedKeys(app: INestApplicationContext, io: CliOutput): Pro
 }
 
 export async function migrate(app: INestApplicationContext, io: CliOutput): Promise<void> {
-  const url = app.get(ConfigService).get<string>('DATABASE_URL');
+  const url = app.get(AppConfig).DATABASE_URL;
   if (!url) {
     io.out('DATABASE_URL is not set: the embedded database was migrated when it was opened.');
     return;

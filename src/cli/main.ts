@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
 import { CliModule } from './cli.module';
+import { loadAppConfig } from '../config/app-config';
 import { BUDGET_PERIODS, BudgetPeriod } from '../keys/virtual-key.types';
 import { createKey, listKeys, migrate, revokeKey, rotateKey, seedKeys } from './commands';
 import { isBudgetUsd, MAX_BUDGET_USD } from '../common/money/price';
@@ -121,7 +122,9 @@ async function main(argv: string[]): Promise<number> {
           .filter(Boolean);
 
   const app = await NestFactory.createApplicationContext(
-    CliModule.forCommand({ allowUnmigrated: `${group} ${command}` === 'db migrate' }),
+    CliModule.forCommand(loadAppConfig(process.env), {
+      allowUnmigrated: `${group} ${command}` === 'db migrate',
+    }),
     {
       logger: false,
       abortOnError: false,

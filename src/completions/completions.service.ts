@@ -6,7 +6,7 @@ import { ClientDisconnectedError } from '../common/errors/client-disconnected.er
 import { GatewayException } from '../common/errors/gateway.exception';
 import type { ClientConnection } from '../common/http/client-connection';
 import type { SetResponseHeaders } from '../common/http/response-headers';
-import { logLevelsFrom, type EnvironmentVariables } from '../config/env.validation';
+import { logLevelsFrom, type LogLevel } from '../config/app-config';
 import type { DeploymentConfig } from '../config/gateway-config.types';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
 import { TokenLimitsService, TokenReservation } from '../limits/token-limits.service';
@@ -106,7 +106,7 @@ export class CompletionsService {
   ) {
     this.streamMaxDurationMs =
       config?.get<number>('STREAM_MAX_DURATION_MS') ?? DEFAULT_STREAM_MAX_DURATION_MS;
-    const level = config?.get<EnvironmentVariables['LOG_LEVEL']>('LOG_LEVEL');
+    const level = config?.get<LogLevel>('LOG_LEVEL');
     this.debugLines = level !== undefined && logLevelsFrom(level).includes('debug');
   }
 

@@ -1,6 +1,7 @@
 import { parseGatewayConfig } from '../config/gateway-config.loader';
 import { GatewayConfigService } from '../config/gateway-config.service';
 import { ConfigService } from '@nestjs/config';
+import { loadAppConfig } from '../config/app-config';
 import { AnthropicAdapter } from '../providers/anthropic/anthropic.adapter';
 import { OpenAiCompatibleAdapter } from '../providers/openai/openai.adapter';
 import { ProviderRegistry } from '../providers/provider-registry.service';
@@ -55,7 +56,7 @@ describe('DeploymentRouter', () => {
         {},
       ),
     );
-    const http = new UpstreamHttpClient(new ConfigService({}));
+    const http = new UpstreamHttpClient(loadAppConfig({}));
     const registry = new ProviderRegistry([
       new AnthropicAdapter(http),
       new OpenAiCompatibleAdapter(http),

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import type { AppConfig } from './app-config';
 import { embeddedDefaultConfig, loadGatewayConfig } from './gateway-config.loader';
 import { DeploymentConfig, GatewayConfig } from './gateway-config.types';
 
@@ -27,9 +27,9 @@ export class GatewayConfigService {
     this.snapshot = config;
   }
 
-  static fromEnvironment(env: ConfigService): GatewayConfigService {
+  static fromEnvironment(env: AppConfig): GatewayConfigService {
     const logger = new Logger(GatewayConfigService.name);
-    const path = env.get<string>('GATEWAY_CONFIG');
+    const path = env.GATEWAY_CONFIG;
     const service = new GatewayConfigService(
       path ? loadGatewayConfig(path) : embeddedDefaultConfig(),
       path,

@@ -1,4 +1,4 @@
-import { ConfigService } from '@nestjs/config';
+import type { AppConfig } from '../config/app-config';
 
 /** The dashboard's knobs, read once from the validated environment. */
 export interface DashboardSettings {
@@ -15,15 +15,15 @@ export interface DashboardSettings {
 
 export const DashboardSettings = Symbol('DashboardSettings');
 
-export function dashboardSettingsFrom(config: ConfigService): DashboardSettings {
-  const baseUrl = config.get<string>('PUBLIC_BASE_URL');
+export function dashboardSettingsFrom(config: AppConfig): DashboardSettings {
+  const baseUrl = config.PUBLIC_BASE_URL;
   return {
-    adminKey: config.get<string>('ADMIN_API_KEY') || null,
+    adminKey: config.ADMIN_API_KEY || null,
     publicBaseUrl: baseUrl ? baseUrl.replace(/\/+$/, '') : null,
-    sessionIdleMs: config.get<number>('DASHBOARD_SESSION_IDLE_MS') ?? 1_800_000,
-    rateLimit: config.get<number>('DASHBOARD_RATE_LIMIT') ?? 10,
-    rateWindowMs: config.get<number>('DASHBOARD_RATE_WINDOW_MS') ?? 10_000,
-    signInFailureLimit: config.get<number>('DASHBOARD_SIGNIN_FAILURE_LIMIT') ?? 5,
-    signInFailureWindowMs: config.get<number>('DASHBOARD_SIGNIN_FAILURE_WINDOW_MS') ?? 900_000,
+    sessionIdleMs: config.DASHBOARD_SESSION_IDLE_MS,
+    rateLimit: config.DASHBOARD_RATE_LIMIT,
+    rateWindowMs: config.DASHBOARD_RATE_WINDOW_MS,
+    signInFailureLimit: config.DASHBOARD_SIGNIN_FAILURE_LIMIT,
+    signInFailureWindowMs: config.DASHBOARD_SIGNIN_FAILURE_WINDOW_MS,
   };
 }

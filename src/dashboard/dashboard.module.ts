@@ -1,5 +1,4 @@
 import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { jsonBodyMiddleware } from '../common/http/json-body.middleware';
 import { CompletionsModule } from '../completions/completions.module';
 import { KeysModule } from '../keys/keys.module';
@@ -12,6 +11,7 @@ import { DashboardSessionService } from './dashboard-session.service';
 import { dashboardSettingsFrom, DashboardSettings } from './dashboard-settings';
 import { DashboardStaticController } from './dashboard-static.controller';
 import { DashboardUsageService } from './dashboard-usage.service';
+import { AppConfig } from '../config/app-config';
 
 /** The dashboard's collection endpoints take small JSON bodies: 100 KiB, like the admin API. */
 export const DASHBOARD_BODY_LIMIT = '100kb';
@@ -25,7 +25,7 @@ export const DASHBOARD_BODY_LIMIT = '100kb';
   imports: [KeysModule, LimitsModule, CompletionsModule],
   controllers: [DashboardSessionController, DashboardApiController, DashboardStaticController],
   providers: [
-    { provide: DashboardSettings, inject: [ConfigService], useFactory: dashboardSettingsFrom },
+    { provide: DashboardSettings, inject: [AppConfig], useFactory: dashboardSettingsFrom },
     DashboardSessionService,
     DashboardSessionGuard,
     DashboardUsageService,

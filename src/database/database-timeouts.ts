@@ -1,4 +1,4 @@
-import type { ConfigService } from '@nestjs/config';
+import type { AppConfig } from '../config/app-config';
 
 /** Every wait on Postgres is bounded, so a database behind a silent network turns into errors. */
 export interface DatabaseTimeouts {
@@ -11,13 +11,11 @@ export interface DatabaseTimeouts {
   pingMs: number;
 }
 
-/** The defaults without a ConfigService (a PrismaService made by hand, in a test or a script). */
-export function databaseTimeouts(config?: ConfigService): DatabaseTimeouts {
-  const statementMs = config?.get<number>('DB_STATEMENT_TIMEOUT_MS') ?? 15_000;
+export function databaseTimeouts(config: AppConfig): DatabaseTimeouts {
   return {
-    connectMs: config?.get<number>('DB_CONNECT_TIMEOUT_MS') ?? 3_000,
-    statementMs,
-    queryMs: statementMs + 1_000,
-    pingMs: config?.get<number>('DB_PING_TIMEOUT_MS') ?? 2_000,
+    connectMs: config.DB_CONNECT_TIMEOUT_MS,
+    statementMs: config.DB_STATEMENT_TIMEOUT_MS,
+    queryMs: config.DB_STATEMENT_TIMEOUT_MS + 1_000,
+    pingMs: config.DB_PING_TIMEOUT_MS,
   };
 }

@@ -6,9 +6,9 @@ import {
   Module,
   OnApplicationShutdown,
 } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { DatabaseConnection, openDatabase } from './database-connection';
 import { PrismaService } from './prisma.service';
+import { AppConfig } from '../config/app-config';
 
 /**
  * Closes the database last. Nest runs onModuleDestroy and beforeApplicationShutdown before
@@ -43,12 +43,12 @@ export class DatabaseModule {
       providers: [
         {
           provide: DatabaseConnection,
-          inject: [ConfigService],
-          useFactory: (config: ConfigService) =>
+          inject: [AppConfig],
+          useFactory: (config: AppConfig) =>
             openDatabase({
-              databaseUrl: config.get<string>('DATABASE_URL'),
-              dataDir: config.getOrThrow<string>('GATEWAY_DATA_DIR'),
-              migrateOnStart: config.get('DB_MIGRATE_ON_START') === 'true',
+              databaseUrl: config.DATABASE_URL,
+              dataDir: config.GATEWAY_DATA_DIR,
+              migrateOnStart: config.DB_MIGRATE_ON_START === 'true',
               joinRunningEmbedded: options.joinRunningEmbedded,
               allowUnmigrated: options.allowUnmigrated,
             }),

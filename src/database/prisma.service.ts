@@ -1,10 +1,10 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { Inject, Injectable } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient } from '../generated/prisma/client';
 import { DatabaseConnection } from './database-connection';
 import { databaseTimeouts } from './database-timeouts';
+import { AppConfig } from '../config/app-config';
 
 /**
  * Prisma 7 on node-postgres: no query engine binary, works against Postgres and PGlite alike.
@@ -21,10 +21,7 @@ export class PrismaService extends PrismaClient {
    */
   readonly pool: Pool;
 
-  constructor(
-    @Inject(DatabaseConnection) connection: DatabaseConnection,
-    @Optional() config?: ConfigService,
-  ) {
+  constructor(@Inject(DatabaseConnection) connection: DatabaseConnection, config: AppConfig) {
     // Bounded waits: a database that hangs must turn into errors, not into requests (or a usage
     // flush, or a shutdown) that wait for ever. statement_timeout lets Postgres cancel a slow
     // statement; query_timeout covers the network dropping the answer (no RST ever comes), and

@@ -1,9 +1,9 @@
 import { Controller, Get, HttpCode, ServiceUnavailableException } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { Public } from '../auth/public.decorator';
 import { withTimeout } from '../common/async/with-timeout';
 import { databaseTimeouts } from '../database/database-timeouts';
 import { PrismaService } from '../database/prisma.service';
+import { AppConfig } from '../config/app-config';
 
 @Public()
 @Controller('health')
@@ -12,7 +12,7 @@ export class HealthController {
 
   constructor(
     private readonly prisma: PrismaService,
-    config: ConfigService,
+    config: AppConfig,
   ) {
     this.pingMs = databaseTimeouts(config).pingMs;
   }

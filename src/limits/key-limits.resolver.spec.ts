@@ -1,11 +1,11 @@
-import { ConfigService } from '@nestjs/config';
+import { loadAppConfig } from '../config/app-config';
 import { aVirtualKey } from '../keys/virtual-key.fixture';
 import { KeyLimitsResolver } from './key-limits.resolver';
 
 const key = aVirtualKey();
 
 function resolver(env: Record<string, unknown> = {}): KeyLimitsResolver {
-  return new KeyLimitsResolver(new ConfigService(env));
+  return new KeyLimitsResolver(loadAppConfig(env));
 }
 
 describe('KeyLimitsResolver', () => {

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
 import type { BudgetPeriod } from '../common/time/budget-period';
 import { budgetToCounterUnits } from '../common/money/price';
 import type { TeamView } from '../teams/team.types';
+import { AppConfig } from '../config/app-config';
 
 /** A dollar budget in counter units (nano-dollars). */
 export interface SpendBudget {
@@ -39,10 +39,10 @@ export class KeyLimitsResolver {
   private readonly keys = new WeakMap<VirtualKeyView, KeyLimits>();
   private readonly teams = new WeakMap<TeamView, TeamLimits>();
 
-  constructor(config: ConfigService) {
-    this.requestsPerMinute = config.get<number>('KEY_RPM_LIMIT') ?? 100;
-    this.tokenBudget = config.get<number>('KEY_TOKEN_BUDGET') ?? 0;
-    this.budgetPeriod = config.get<BudgetPeriod>('KEY_BUDGET_PERIOD') ?? 'month';
+  constructor(config: AppConfig) {
+    this.requestsPerMinute = config.KEY_RPM_LIMIT;
+    this.tokenBudget = config.KEY_TOKEN_BUDGET ?? 0;
+    this.budgetPeriod = config.KEY_BUDGET_PERIOD;
   }
 
   forKey(key: VirtualKeyView): KeyLimits {

@@ -1,4 +1,4 @@
-import { ConfigService } from '@nestjs/config';
+import { loadAppConfig } from '../config/app-config';
 import { GatewayException } from '../common/errors/gateway.exception';
 import { costOf, toPrice } from '../common/money/price';
 import { aVirtualKey } from '../keys/virtual-key.fixture';
@@ -14,7 +14,7 @@ function service(
   env: Record<string, unknown>,
   counters = new MemoryCounterStore(),
 ): TokenLimitsService {
-  const config = new ConfigService(env);
+  const config = loadAppConfig(env);
   return new TokenLimitsService(counters, new KeyLimitsResolver(config), config);
 }
 

@@ -1,5 +1,4 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { GatewayException } from '../common/errors/gateway.exception';
 import type { SetResponseHeaders } from '../common/http/response-headers';
 import { formatDecimal } from '../common/money/decimal';
@@ -32,6 +31,7 @@ import {
   type PricedCandidate,
   type Range,
 } from './token-reservation';
+import { AppConfig } from '../config/app-config';
 
 export const TOKEN_WINDOW_MS = 60_000;
 
@@ -92,9 +92,9 @@ export class TokenLimitsService implements BeforeApplicationShutdown {
   constructor(
     @Inject(CounterStore) private readonly counters: CounterStore,
     private readonly limits: KeyLimitsResolver,
-    config: ConfigService,
+    config: AppConfig,
   ) {
-    this.defaultMaxTokens = config.get<number>('DEFAULT_MAX_TOKENS_RESERVATION') ?? 1024;
+    this.defaultMaxTokens = config.DEFAULT_MAX_TOKENS_RESERVATION;
   }
 
   /**

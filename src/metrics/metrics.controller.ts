@@ -1,8 +1,8 @@
 import { Controller, Get, Header, Headers, UnauthorizedException } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { timingSafeEqual } from 'node:crypto';
 import { Public } from '../auth/public.decorator';
 import { MetricsService } from './metrics.service';
+import { AppConfig } from '../config/app-config';
 
 /** Prometheus scrape endpoint; outside /v1, and not a virtual key's business. */
 @Public()
@@ -12,9 +12,9 @@ export class MetricsController {
 
   constructor(
     private readonly metrics: MetricsService,
-    config: ConfigService,
+    config: AppConfig,
   ) {
-    const token = config.get<string>('METRICS_TOKEN');
+    const token = config.METRICS_TOKEN;
     this.token = token ? Buffer.from(`Bearer ${token}`) : undefined;
   }
 

@@ -1,4 +1,4 @@
-import { ConfigService } from '@nestjs/config';
+import { loadAppConfig } from '../config/app-config';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DeploymentConfig } from '../config/gateway-config.types';
@@ -49,7 +49,7 @@ describe.each(['post', 'postJson'] as const)('UpstreamHttpClient.%s', (method) =
   });
   beforeEach(() => {
     seen = [];
-    client = new UpstreamHttpClient(new ConfigService({}));
+    client = new UpstreamHttpClient(loadAppConfig({}));
   });
   afterEach(async () => {
     await client.onModuleDestroy();

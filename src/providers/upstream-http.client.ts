@@ -1,5 +1,4 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { Agent, Dispatcher } from 'undici';
 import type { DeploymentConfig } from '../config/gateway-config.types';
 import { ConcurrencyGate, ReleaseSlot } from './concurrency-gate';
@@ -11,6 +10,7 @@ import {
   type ClassifyRefusal,
 } from './upstream-failure';
 import { JsonAnswerHandler } from './upstream-json.handler';
+import { AppConfig } from '../config/app-config';
 
 export interface UpstreamHttpRequest {
   url: string;
@@ -26,8 +26,6 @@ export interface UpstreamHttpRequest {
 }
 
 const NO_SLOT: ReleaseSlot = () => undefined;
-
-export const DEFAULT_UPSTREAM_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 /** Where undici sends a request: the URL split as its Dispatcher takes it. */
 interface Target {
@@ -61,9 +59,8 @@ export class UpstreamHttpClient implements OnModuleDestroy {
   /** Largest JSON answer `postJson` accepts, and largest stream event. */
   readonly maxBodyBytes: number;
 
-  constructor(config: ConfigService) {
-    this.maxBodyBytes =
-      config.get<number>('UPSTREAM_MAX_BODY_BYTES') ?? DEFAULT_UPSTREAM_MAX_BODY_BYTES;
+  constructor(config: AppConfig) {
+    this.maxBodyBytes = config.UPSTREAM_MAX_BODY_BYTES;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { ConfigService } from '@nestjs/config';
+import { loadAppConfig } from '../config/app-config';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { AttemptAbortSignal } from '../common/async/upstream-abort-signal';
@@ -41,7 +41,7 @@ describe('UpstreamHttpClient.postJson', () => {
     await new Promise((resolve) => server.close(resolve));
   });
   beforeEach(() => {
-    client = new UpstreamHttpClient(new ConfigService({ UPSTREAM_MAX_BODY_BYTES: MAX_BODY }));
+    client = new UpstreamHttpClient(loadAppConfig({ UPSTREAM_MAX_BODY_BYTES: MAX_BODY }));
   });
   afterEach(async () => {
     await client.onModuleDestroy();

@@ -1,8 +1,9 @@
 import { Controller, Get, INestApplication, UseGuards } from '@nestjs/common';
-import { ConfigModule } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { ThrottlerGuard } from '@nestjs/throttler';
 import type { AddressInfo } from 'node:net';
+import { loadAppConfig } from '../config/app-config';
+import { AppConfigModule } from '../config/app-config.module';
 import { ThrottlingModule } from './throttling.module';
 
 // Another API reuses the throttler with the stock guard (as the admin API will). On its routes,
@@ -23,11 +24,7 @@ describe('ThrottlingModule', () => {
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({
       imports: [
-        ConfigModule.forRoot({
-          isGlobal: true,
-          ignoreEnvFile: true,
-          load: [() => ({ REDIS_URL: '', KEY_RPM_LIMIT: 1 })],
-        }),
+        AppConfigModule.forRoot(loadAppConfig({ REDIS_URL: '', KEY_RPM_LIMIT: '1' })),
         ThrottlingModule,
       ],
       controllers: [ProbeController],

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { AppConfig } from '../config/app-config';
 
 /** One request's span, or nothing at all when tracing is off. */
 export interface RequestTrace {
@@ -26,8 +26,8 @@ export class TracingService implements OnApplicationShutdown {
   private tracer?: Tracer;
   private api?: typeof import('@opentelemetry/api');
 
-  constructor(config: ConfigService) {
-    const endpoint = config.get<string>('OTEL_EXPORTER_OTLP_ENDPOINT');
+  constructor(config: AppConfig) {
+    const endpoint = config.OTEL_EXPORTER_OTLP_ENDPOINT;
     if (!endpoint) return;
     /* eslint-disable @typescript-eslint/no-require-imports */
     const api = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
@@ -41,7 +41,7 @@ export class TracingService implements OnApplicationShutdown {
     // The exporter reads OTEL_EXPORTER_OTLP_ENDPOINT (and _HEADERS, _TRACES_ENDPOINT) itself.
     this.provider = new NodeTracerProvider({
       resource: resourceFromAttributes({
-        'service.name': config.get<string>('OTEL_SERVICE_NAME') ?? 'llm-gateway',
+        'service.name': config.OTEL_SERVICE_NAME,
       }),
       spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
     });

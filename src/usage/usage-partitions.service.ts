@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { PrismaService } from '../database/prisma.service';
+import { AppConfig } from '../config/app-config';
 
 /** Monthly partitions kept ready beyond the current month. */
 const MONTHS_AHEAD = 2;
@@ -33,10 +33,10 @@ export class UsagePartitions implements OnApplicationBootstrap, OnModuleDestroy 
 
   constructor(
     private readonly prisma: PrismaService,
-    config: ConfigService,
+    config: AppConfig,
   ) {
-    this.retentionMonths = config.get<number>('USAGE_RETENTION_MONTHS') ?? 0;
-    this.retentionDays = config.get<number>('USAGE_RETENTION_DAYS') ?? 0;
+    this.retentionMonths = config.USAGE_RETENTION_MONTHS;
+    this.retentionDays = config.USAGE_RETENTION_DAYS;
   }
 
   /**

@@ -1,11 +1,11 @@
 import { Global, Module } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { DrainTimeoutMs, RequestDrain } from './request-drain.service';
 import { UsagePartitions } from './usage-partitions.service';
 import { UsageRecorder, UsageRecorderOptions } from './usage-recorder.service';
 import { UsageReport } from './usage-report.service';
 import { SpendReport } from './spend-report.service';
 import { UsageRepository } from './usage.repository';
+import { AppConfig } from '../config/app-config';
 
 /**
  * Usage records: the recorder every request path writes to, their partitions and reports, and
@@ -23,22 +23,21 @@ import { UsageRepository } from './usage.repository';
     RequestDrain,
     {
       provide: UsageRecorderOptions,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService): UsageRecorderOptions => ({
-        flushIntervalMs: config.get<number>('USAGE_FLUSH_INTERVAL_MS') ?? 1_000,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig): UsageRecorderOptions => ({
+        flushIntervalMs: config.USAGE_FLUSH_INTERVAL_MS,
         // Not 500: batches that large raised the gateway's peak RSS by about 30 MiB under load
         // for no CPU that the benchmark could resolve (docs/performance.md, "Eleventh pass").
         batchSize: 100,
         maxBuffered: 100_000,
         shutdownAttempts: 5,
-        logIntervalMs: config.get<number>('ERROR_LOG_INTERVAL_MS') ?? 10_000,
+        logIntervalMs: config.ERROR_LOG_INTERVAL_MS,
       }),
     },
     {
       provide: DrainTimeoutMs,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService) =>
-        config.get<number>('SHUTDOWN_DRAIN_TIMEOUT_MS') ?? 30_000,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => config.SHUTDOWN_DRAIN_TIMEOUT_MS,
     },
   ],
   exports: [UsageRecorder, UsageReport, SpendReport, RequestDrain],

@@ -90,9 +90,13 @@ async function main() {
   require(join(ROOT, 'node_modules', 'reflect-metadata'));
   const { NestFactory } = require(join(ROOT, 'node_modules', '@nestjs', 'core'));
   const { AppModule } = require(join(ROOT, 'dist', 'app.module'));
+  const { loadAppConfig } = require(join(ROOT, 'dist', 'config', 'app-config'));
   const { configureApp } = require(join(ROOT, 'dist', 'app.setup'));
   const { VirtualKeyService } = require(join(ROOT, 'dist', 'keys', 'virtual-key.service'));
-  const app = await NestFactory.create(AppModule, { bodyParser: false, logger: ['error'] });
+  const app = await NestFactory.create(AppModule.forRoot(loadAppConfig(process.env)), {
+    bodyParser: false,
+    logger: ['error'],
+  });
   configureApp(app);
   await app.listen(0, '127.0.0.1');
   const url = `http://127.0.0.1:${app.getHttpServer().address().port}/v1/chat/completions`;

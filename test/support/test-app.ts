@@ -1,12 +1,11 @@
 import { ConsoleLogger } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { Test, TestingModuleBuilder } from '@nestjs/testing';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from '../../src/app.module';
 import { afterListen, configureApp } from '../../src/app.setup';
 import { GatewayExpressAdapter } from '../../src/common/http/gateway-express.adapter';
-import { logLevelsFrom, validateEnvironment } from '../../src/config/env.validation';
+import { loadAppConfig, logLevelsFrom } from '../../src/config/app-config';
 import { parseGatewayConfig } from '../../src/config/gateway-config.loader';
 import { GatewayConfigService } from '../../src/config/gateway-config.service';
 import { VirtualKeyService } from '../../src/keys/virtual-key.service';
@@ -35,10 +34,8 @@ let keyCounter = 0;
 
 /** Boots the real AppModule on a real port, configured exactly as bootstrap.ts does. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const env = validateEnvironment({ ...process.env, ...options.env });
-  let builder = Test.createTestingModule({ imports: [AppModule] })
-    .overrideProvider(ConfigService)
-    .useValue(new ConfigService(env));
+  const config = loadAppConfig({ ...process.env, ...options.env });
+  let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config)] });
   if (options.models) {
     builder = builder
       .overrideProvider(GatewayConfigService)
@@ -50,7 +47,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>(new GatewayExpressAdapter(), {
     bodyParser: false,
-    logger: new ConsoleLogger({ logLevels: logLevelsFrom(env.LOG_LEVEL) }),
+    logger: new ConsoleLogger({ logLevels: logLevelsFrom(config.LOG_LEVEL) }),
   });
   configureApp(app);
   await app.listen(0, '127.0.0.1');

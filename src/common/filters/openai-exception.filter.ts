@@ -6,9 +6,7 @@ import {
   HttpStatus,
   Logger,
   OnApplicationShutdown,
-  Optional,
 } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { ClientDisconnectedError } from '../errors/client-disconnected.error';
@@ -16,6 +14,7 @@ import { GatewayErrorCode } from '../errors/gateway-error-code';
 import { GatewayException } from '../errors/gateway.exception';
 import { UpstreamError } from '../errors/upstream.error';
 import { LogThrottle } from '../logging/log-throttle';
+import { AppConfig } from '../../config/app-config';
 
 const HTTP_STATUS_CODES: Partial<Record<number, GatewayErrorCode>> = {
   [HttpStatus.NOT_FOUND]: 'not_found',
@@ -41,13 +40,11 @@ export class OpenAiExceptionFilter implements ExceptionFilter, OnApplicationShut
    */
   private readonly outages: LogThrottle;
 
-  constructor(@Optional() config?: ConfigService) {
-    this.outages = new LogThrottle(
-      config?.get<number>('ERROR_LOG_INTERVAL_MS') ?? 10_000,
-      (code, count, latest) =>
-        this.logger.error(
-          `${code}: ${count} more 503 answer(s) like the one above in the last interval; latest: ${latest}`,
-        ),
+  constructor(config: AppConfig) {
+    this.outages = new LogThrottle(config.ERROR_LOG_INTERVAL_MS, (code, count, latest) =>
+      this.logger.error(
+        `${code}: ${count} more 503 answer(s) like the one above in the last interval; latest: ${latest}`,
+      ),
     );
   }
 

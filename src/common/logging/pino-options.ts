@@ -63,7 +63,7 @@ export function pinoParams(env: { LOG_LEVEL: string; LOG_FORMAT?: string }): Par
   const options = {
     level: PINO_LEVEL[env.LOG_LEVEL] ?? 'info',
     // pino-pretty is loaded (in a worker) only when a human asks for it.
-    transport: pretty ? { target: 'pino-pretty', options: { singleLine: true } } : undefined,
+    transport: pretty ? prettyTransport() : undefined,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     wrapSerializers: false,
     serializers: {
@@ -73,6 +73,21 @@ export function pinoParams(env: { LOG_LEVEL: string; LOG_FORMAT?: string }): Par
   };
   const stream = pretty ? undefined : batchedStdout();
   return { forRoutes: [], pinoHttp: stream ? [options, stream] : options };
+}
+
+/**
+ * pino-pretty is a development dependency: an install without them (the Docker image) has no
+ * pino-pretty, and pino's worker would fail with a bare "unable to determine transport target".
+ */
+export function prettyTransport(resolve: (id: string) => string = require.resolve) {
+  try {
+    resolve('pino-pretty');
+  } catch {
+    throw new Error(
+      'LOG_FORMAT=pretty needs pino-pretty, a development dependency this install does not have: set LOG_FORMAT=json (and pipe the lines through `npx pino-pretty` where it is installed)',
+    );
+  }
+  return { target: 'pino-pretty', options: { singleLine: true } };
 }
 
 /** The level of a request's line: a failed probe or scrape is still worth a line; a successful one is noise. */

@@ -1,5 +1,5 @@
 import { CallHandler, ExecutionContext, Logger } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { loadAppConfig } from '../../config/app-config';
 import { get, type IncomingMessage, type ServerResponse } from 'node:http';
 import { lastValueFrom, of } from 'rxjs';
 import { UpstreamError } from '../errors/upstream.error';
@@ -14,7 +14,7 @@ function intercept(
   response: Pick<ServerResponse, 'getHeader'>,
   env: Record<string, number> = {},
 ): Promise<unknown> {
-  const interceptor = new SseInterceptor(new ConfigService(env));
+  const interceptor = new SseInterceptor(loadAppConfig(env));
   const context = {
     switchToHttp: () => ({ getResponse: () => response }),
   } as unknown as ExecutionContext;

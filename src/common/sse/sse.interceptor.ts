@@ -1,8 +1,8 @@
 import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import type { Response } from 'express';
 import { map, Observable } from 'rxjs';
 import { SseStream, type SseStreamOptions } from './sse-stream';
+import { AppConfig } from '../../config/app-config';
 
 /**
  * Turns a streaming handler's result into server-sent events: a handler result that is an async
@@ -18,9 +18,9 @@ export class SseInterceptor implements NestInterceptor {
   private readonly heartbeatMs: number;
   private readonly stallTimeoutMs: number;
 
-  constructor(config: ConfigService) {
-    this.heartbeatMs = config.get<number>('SSE_HEARTBEAT_MS') ?? 15_000;
-    this.stallTimeoutMs = config.get<number>('SSE_STALL_TIMEOUT_MS') ?? 120_000;
+  constructor(config: AppConfig) {
+    this.heartbeatMs = config.SSE_HEARTBEAT_MS;
+    this.stallTimeoutMs = config.SSE_STALL_TIMEOUT_MS;
   }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {

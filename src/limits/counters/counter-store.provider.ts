@@ -1,18 +1,18 @@
 import { FactoryProvider, Logger } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CounterStore } from './counter-store';
 import { FailoverCounterStore } from './failover-counter-store';
 import { MemoryCounterStore } from './memory-counter-store';
 import { RedisCounterStore } from './redis-counter-store';
+import { AppConfig } from '../../config/app-config';
 
 /** Memory counters without REDIS_URL; Redis counters with a per-instance fallback with it. */
 export const counterStoreProvider: FactoryProvider<CounterStore> = {
   provide: CounterStore,
-  inject: [ConfigService],
-  useFactory: async (config: ConfigService): Promise<CounterStore> => {
-    const url = config.get<string>('REDIS_URL');
+  inject: [AppConfig],
+  useFactory: async (config: AppConfig): Promise<CounterStore> => {
+    const url = config.REDIS_URL;
     const logger = new Logger('RateLimits');
     if (!url) {
       logger.log(
@@ -20,7 +20,7 @@ export const counterStoreProvider: FactoryProvider<CounterStore> = {
       );
       return new MemoryCounterStore();
     }
-    const timeoutMs = config.get<number>('REDIS_TIMEOUT_MS') ?? 500;
+    const timeoutMs = config.REDIS_TIMEOUT_MS;
     // Loaded only when used: about 10 MiB of resident memory otherwise (docs/performance.md).
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { Redis } = require('ioredis') as typeof import('ioredis');
@@ -38,7 +38,7 @@ export const counterStoreProvider: FactoryProvider<CounterStore> = {
     });
     const store = new FailoverCounterStore(
       redis,
-      new RedisCounterStore(redis, config.get<string>('REDIS_KEY_PREFIX') ?? 'gateway:'),
+      new RedisCounterStore(redis, config.REDIS_KEY_PREFIX),
       new MemoryCounterStore(),
     );
     // Give the first connection a moment so the first requests are counted in Redis, but never

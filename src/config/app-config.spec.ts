@@ -1,6 +1,6 @@
-import { validateEnvironment } from './env.validation';
+import { loadAppConfig } from './app-config';
 
-describe('validateEnvironment', () => {
+describe('loadAppConfig', () => {
   it.each([
     [{ PORT: 'abc' }, 'Invalid environment: PORT must be an integer number'],
     [{ PORT: '' }, 'Invalid environment: PORT must be an integer number'],
@@ -11,30 +11,28 @@ describe('validateEnvironment', () => {
       'Invalid environment: DATABASE_URL must be a postgresql://',
     ],
   ])('names the variable of %j in one line', (env, message) => {
-    expect(() => validateEnvironment(env)).toThrow(message);
+    expect(() => loadAppConfig(env)).toThrow(message);
     try {
-      validateEnvironment(env);
+      loadAppConfig(env);
     } catch (error) {
       expect((error as Error).message).not.toContain('\n');
     }
   });
 
   it('reports every bad variable once, on one line', () => {
-    expect(() => validateEnvironment({ PORT: 'x', LOG_LEVEL: 'loud' })).toThrow(
+    expect(() => loadAppConfig({ PORT: 'x', LOG_LEVEL: 'loud' })).toThrow(
       /^Invalid environment: PORT must be an integer number; LOG_LEVEL must be one of the following values: .*$/,
     );
   });
 
   it('never echoes the database URL, which holds a password', () => {
-    expect(() => validateEnvironment({ DATABASE_URL: 'mysql://u:s3cret@h/db' })).toThrow(
-      /^(?!.*s3cret)/,
-    );
+    expect(() => loadAppConfig({ DATABASE_URL: 'mysql://u:s3cret@h/db' })).toThrow(/^(?!.*s3cret)/);
   });
 
   it('accepts a postgres URL and treats an empty DATABASE_URL as unset (embedded mode)', () => {
-    expect(validateEnvironment({ DATABASE_URL: 'postgres://u:p@h:5432/db' }).DATABASE_URL).toBe(
+    expect(loadAppConfig({ DATABASE_URL: 'postgres://u:p@h:5432/db' }).DATABASE_URL).toBe(
       'postgres://u:p@h:5432/db',
     );
-    expect(validateEnvironment({ DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
+    expect(loadAppConfig({ DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
   });
 });

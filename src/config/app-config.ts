@@ -20,8 +20,12 @@ const toInt = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : Number(value);
 const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
 
-/** The process environment, validated once at boot so a typo fails fast with a clear message. */
-export class EnvironmentVariables {
+/**
+ * The gateway's settings: one field per environment variable, its default written here and
+ * nowhere else. Built once per process by loadAppConfig (main.ts, the CLI, the e2e tests) and
+ * injected by class; code never reads process.env for a setting.
+ */
+export class AppConfig {
   @Transform(toInt)
   @IsInt()
   @Min(0)
@@ -317,7 +321,7 @@ export class EnvironmentVariables {
   DEFAULT_MAX_TOKENS_RESERVATION = 1024;
 
   @IsIn(LOG_LEVELS)
-  LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'log';
+  LOG_LEVEL: LogLevel = 'log';
 
   /** `json`: one JSON object per line on stdout (for log shippers); `pretty`: for a person (pino-pretty). */
   @IsIn(['json', 'pretty'])
@@ -335,10 +339,18 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
+  /** The `service.name` of the gateway's spans. */
+  @IsString()
+  @IsNotEmpty()
+  OTEL_SERVICE_NAME = 'llm-gateway';
 }
 
-export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
-  const env = plainToInstance(EnvironmentVariables, raw, { exposeDefaultValues: true });
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Validates an environment (process.env, or a test's) into the settings, or throws one line naming each bad variable. */
+export function loadAppConfig(raw: Record<string, unknown>): AppConfig {
+  const env = plainToInstance(AppConfig, raw, { exposeDefaultValues: true });
   // One message per variable, all on one line: a start-up failure is one line in the log. Decorators
   // register bottom-up, so the last failed constraint is the leftmost, most basic one (IsInt before Min).
   const errors = validateSync(env, { skipMissingProperties: false, forbidUnknownValues: false });
@@ -351,8 +363,6 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
   return env;
 }
 
-export function logLevelsFrom(
-  level: EnvironmentVariables['LOG_LEVEL'],
-): (typeof LOG_LEVELS)[number][] {
+export function logLevelsFrom(level: LogLevel): LogLevel[] {
   return LOG_LEVELS.slice(0, LOG_LEVELS.indexOf(level) + 1);
 }
