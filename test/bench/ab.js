@@ -1,99 +1,72 @@
 #!/usr/bin/env node
-// `node test/bench/ab.js ROOT_A ROOT_B [ROOT_C ...]` (docs/performance.md, "Comparing two
-// builds"): CPU per request of built checkouts (each a folder with `dist/` and `package.json`,
-// e.g. a copy of an older commit after `npm run build`) in short rounds that alternate between
-// them, and per round each build's figure divided by the first one's. A ROOT may also name one
-// of the floors (floors.js: `floor`, `floor-stable`, `nest-floor`, `nest-floor-stable`; a
-// folder of that name is `./floor`): `ab.js floor .` measures the gateway's ratio to the floor,
-// the issue's CPU target, in rounds seconds apart instead of minutes. On a shared VM whose speed
-// drifts by 20 % between minutes, `npm run bench`'s medians of three 8-second runs, each target
-// minutes apart, cannot resolve a change of a few percent; a ratio taken within seconds can, and
-// the median of forty of them, with the count of rounds where the build was cheaper and a sign
-// test's p on that count (signTestP), says whether it is. Every build runs with start:prod's
-// runtime (start-runtime.js), on the targets' core, with the benchmark's gateway settings; the
-// load and the fake upstream run on the other core.
+// `npm run bench:ab -- ROOT_A ROOT_B [ROOT ...]` (docs/performance.md, "Comparing two builds"):
+// CPU per request of built checkouts (each a folder with `dist/` and `package.json`) or of the
+// floors (`floor`, `nest-floor`), in short rounds that alternate between them, and per round each
+// one's figure divided by the first one's. A ratio taken within seconds resolves a change of a
+// few per cent where medians taken minutes apart on a drifting VM cannot; the count of rounds in
+// which a build was cheaper, with a sign test's p, says whether it is more than noise.
 //
-// Environment: AB_ROUNDS (40), AB_ROUND_S (1.5 s of load per build per round), AB_WARMUP_S (3 s
-// per build before the first round), AB_STREAM=1 (50-event streams instead of JSON answers),
-// BENCH_CONNECTIONS (32), BENCH_DATABASE_URL (external Postgres; else each build starts on its
-// embedded defaults), BENCH_REDIS_URL (Redis counters), BENCH_GATEWAY_ENV (JSON, more variables),
-// AB_SEQUENTIAL=N (after each build's load in a round, N requests one at a time: its p50 latency,
-// or time to first token with AB_STREAM=1, compared as the CPU is).
+// Environment: AB_ROUNDS (40), AB_ROUND_S (1.5), AB_WARMUP_S (3 s per target before the first
+// round), AB_STREAM=1 (50-event streams), AB_SEQUENTIAL=N (N requests one at a time per target
+// and round: p50, or time to first token), AB_OUTPUT (JSON), BENCH_CONNECTIONS (32),
+// BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_GATEWAY_ENV, BENCH_TARGET_CPU, BENCH_LOAD_CPU.
 const { writeFileSync } = require('node:fs');
 const stats = require('./process-stats');
-const { runPairedRounds } = require('./paired-rounds');
 const { spawnFakeUpstream } = require('./fake-upstream');
-const { saturate } = require('./requests');
-const { describeMachine, watchMachine } = require('./machine');
+const { runPairedRounds, saturate } = require('./requests');
 const { startTargets, stopTargets, targetsFromArgs } = require('./targets');
 
 const env = process.env;
-const LOAD_CPU = env.BENCH_LOAD_CPU ?? '0';
 const args = process.argv.slice(2);
 const roots = targetsFromArgs(args, 'ab.js', 2);
-if (stats.reRunPinned(__filename, args, LOAD_CPU)) return;
+if (stats.reRunPinned(__filename, args, env.BENCH_LOAD_CPU ?? '0')) return;
 
 const settings = {
   rounds: Number(env.AB_ROUNDS ?? 40),
   roundS: Number(env.AB_ROUND_S ?? 1.5),
   warmupS: Number(env.AB_WARMUP_S ?? 3),
   stream: env.AB_STREAM === '1',
-  concurrency: Number(env.BENCH_CONNECTIONS ?? 32),
+  connections: Number(env.BENCH_CONNECTIONS ?? 32),
   sequential: Number(env.AB_SEQUENTIAL ?? 0),
 };
 
-/** A build's one-at-a-time p50s against the first build's, round by round. */
-function latencyAgainstA(p50, index) {
-  const { median, ...againstA } = stats.againstFirst(p50, index);
-  return { p50Median: median, ...againstA };
-}
+const signed = (value) => `${value >= 0 ? '+' : ''}${value.toFixed(3)}`;
 
 async function main() {
-  const upstream = await spawnFakeUpstream({ UPSTREAM_LATENCY_MS: '1' });
+  const upstream = await spawnFakeUpstream();
   let builds = [];
   try {
-    builds = await startTargets(roots, { upstreamUrl: upstream.url, env, prefix: 'ab' });
-    const machine = watchMachine(builds[0].cpu);
+    builds = await startTargets(roots, { upstreamUrl: upstream.url, prefix: 'ab' });
+    const { stream, connections } = settings;
     for (const build of builds)
-      await saturate(build, {
-        stream: settings.stream,
-        seconds: settings.warmupS,
-        connections: settings.concurrency,
-      });
+      await saturate(build, { stream, seconds: settings.warmupS, connections });
     const { cpu, p50, errors, sequentialErrors } = await runPairedRounds(builds, {
-      rounds: settings.rounds,
-      roundS: settings.roundS,
+      ...settings,
       warmS: 0,
-      stream: settings.stream,
-      connections: settings.concurrency,
-      sequential: settings.sequential,
-      machine,
       // The round's figures as they come, so that a long run shows its drift.
-      afterRound: (round, { cpu: cpuSoFar, p50: p50SoFar }) => {
+      afterRound: (round, so) => {
         const latencies = settings.sequential
-          ? `; ${settings.stream ? 'first token' : 'p50'} one at a time ${p50SoFar.map((p) => p[round].toFixed(3)).join(' ')} ms`
+          ? `; one at a time ${so.p50.map((p) => p[round].toFixed(3)).join(' ')} ms`
           : '';
         console.log(
-          `round ${round + 1}/${settings.rounds}: ${cpuSoFar.map((c) => c[round].toFixed(3)).join(' ')} ms${latencies}`,
+          `round ${round + 1}/${settings.rounds}: ${so.cpu.map((c) => c[round].toFixed(3)).join(' ')} ms${latencies}`,
         );
       },
     });
-    const machineReading = machine.stop();
     const rows = builds.map((build, index) => {
       const { median, ratioMedian, ...againstA } = stats.ratioToFirst(cpu, index);
+      const latency = settings.sequential ? stats.againstFirst(p50, index) : null;
       return {
         build: build.name,
         cpuMsMedian: median,
         ratioToA: ratioMedian,
         ...againstA,
         errors: errors[index],
-        sequential: settings.sequential
-          ? { ...latencyAgainstA(p50, index), errors: sequentialErrors[index] }
-          : null,
+        sequential: latency && { ...latency, errors: sequentialErrors[index] },
       };
     });
     console.log(
-      `\n${settings.stream ? '50-event streams' : 'JSON answers'}, ${settings.rounds} rounds of ${settings.roundS} s per build at concurrency ${settings.concurrency}:`,
+      `\n${stream ? '50-event streams' : 'JSON answers'}, ${settings.rounds} rounds of ${settings.roundS} s per build at concurrency ${connections}:`,
     );
     for (const row of rows)
       console.log(
@@ -102,24 +75,22 @@ async function main() {
           : `${row.build}: ${row.cpuMsMedian.toFixed(3)} ms per request; ${row.errors} errors`,
       );
     if (settings.sequential) {
-      const what = settings.stream ? 'time to first token' : 'p50 latency';
+      const what = stream ? 'time to first token' : 'p50 latency';
       console.log(`\n${what}, ${settings.sequential} requests one at a time per build per round:`);
       for (const { build, sequential: l } of rows)
         console.log(
           l.lowerRounds === null
-            ? `${build}: ${l.p50Median.toFixed(3)} ms; ${l.errors} errors`
-            : `${build}: ${l.p50Median.toFixed(3)} ms; ${l.differenceMedian >= 0 ? '+' : ''}${l.differenceMedian.toFixed(3)} ms against A (median of the rounds' differences), lower than A in ${l.lowerRounds} of ${settings.rounds} rounds (sign test p ${stats.formatP(l.signTestP)}); ${l.errors} errors`,
+            ? `${build}: ${l.median.toFixed(3)} ms; ${l.errors} errors`
+            : `${build}: ${l.median.toFixed(3)} ms; ${signed(l.differenceMedian)} ms against A (median of the rounds' differences), lower than A in ${l.lowerRounds} of ${settings.rounds} rounds (sign test p ${stats.formatP(l.signTestP)}); ${l.errors} errors`,
         );
     }
-    console.log(`\n${describeMachine(machineReading)}`);
+    const machine = stats.machineLine();
+    console.log(`\n${machine}`);
     if (env.AB_OUTPUT)
-      writeFileSync(
-        env.AB_OUTPUT,
-        JSON.stringify({ settings, machine: machineReading, rows }, null, 2),
-      );
+      writeFileSync(env.AB_OUTPUT, JSON.stringify({ settings, machine, rows }, null, 2));
   } finally {
     await stopTargets(builds);
-    upstream.child.kill();
+    await stats.stopChild(upstream.child);
   }
 }
 

@@ -1,17 +1,18 @@
 #!/usr/bin/env node
-// A fake OpenAI-format upstream for the benchmark (docs/performance.md): POST .../chat/completions
-// answers after UPSTREAM_LATENCY_MS, in JSON or, when the body asks for `stream`, as SSE with
-// UPSTREAM_CHUNKS content events UPSTREAM_CHUNK_DELAY_MS apart (0: one event per event-loop turn).
-// A request whose model ends in `-hold` streams UPSTREAM_HOLD_CHUNKS events UPSTREAM_HOLD_DELAY_MS
-// apart: the long streams of the concurrent-streams run. Prints `listening <port>` when ready.
+// A fake OpenAI-format upstream for the benchmarks (docs/performance.md): POST .../chat/completions
+// answers after BENCH_UPSTREAM_LATENCY_MS (1), in JSON or, when the body asks for `stream`, as SSE
+// with BENCH_STREAM_CHUNKS (50) content events BENCH_STREAM_DELAY_MS (0: one per event-loop turn)
+// apart. A model ending in `-hold` streams BENCH_HOLD_CHUNKS (20) events BENCH_HOLD_DELAY_MS (100)
+// apart: the held streams. Prints `listening <port>` when ready.
 const { spawn } = require('node:child_process');
 const { createServer } = require('node:http');
 
-const LATENCY_MS = Number(process.env.UPSTREAM_LATENCY_MS ?? 1);
-const CHUNKS = Number(process.env.UPSTREAM_CHUNKS ?? 50);
-const CHUNK_DELAY_MS = Number(process.env.UPSTREAM_CHUNK_DELAY_MS ?? 0);
-const HOLD_CHUNKS = Number(process.env.UPSTREAM_HOLD_CHUNKS ?? 20);
-const HOLD_DELAY_MS = Number(process.env.UPSTREAM_HOLD_DELAY_MS ?? 100);
+const setting = (name, fallback) => Number(process.env[name] ?? fallback);
+const LATENCY_MS = setting('BENCH_UPSTREAM_LATENCY_MS', 1);
+const CHUNKS = setting('BENCH_STREAM_CHUNKS', 50);
+const CHUNK_DELAY_MS = setting('BENCH_STREAM_DELAY_MS', 0);
+const HOLD_CHUNKS = setting('BENCH_HOLD_CHUNKS', 20);
+const HOLD_DELAY_MS = setting('BENCH_HOLD_DELAY_MS', 100);
 
 const COMPLETION = JSON.stringify({
   id: 'chatcmpl-bench',
@@ -53,17 +54,7 @@ async function stream(response, chunks, delayMs) {
   response.end('data: [DONE]\n\n');
 }
 
-/**
- * The fake upstream as a server not yet listening; `chunks`/`chunkDelayMs` shape streamed answers,
- * `hold*` those of `-hold` models. Also used in-process by gateway-vs-direct.js.
- */
-function createFakeUpstream({
-  latencyMs = LATENCY_MS,
-  chunks = CHUNKS,
-  chunkDelayMs = CHUNK_DELAY_MS,
-  holdChunks = HOLD_CHUNKS,
-  holdDelayMs = HOLD_DELAY_MS,
-} = {}) {
+function listen() {
   const server = createServer((request, response) => {
     const body = [];
     request.on('data', (data) => body.push(data));
@@ -79,8 +70,8 @@ function createFakeUpstream({
           const hold = typeof parsed.model === 'string' && parsed.model.endsWith('-hold');
           return void stream(
             response,
-            hold ? holdChunks : chunks,
-            hold ? holdDelayMs : chunkDelayMs,
+            hold ? HOLD_CHUNKS : CHUNKS,
+            hold ? HOLD_DELAY_MS : CHUNK_DELAY_MS,
           );
         }
         response.writeHead(200, {
@@ -88,34 +79,23 @@ function createFakeUpstream({
           'content-length': Buffer.byteLength(COMPLETION),
         });
         response.end(COMPLETION);
-      }, latencyMs),
+      }, LATENCY_MS),
     );
   });
   server.keepAliveTimeout = 60_000;
-  return server;
-}
-
-/**
- * The fake upstream in a process of its own (the benchmarks run it on the load's core, which they
- * are pinned to), with `settings` (UPSTREAM_* variables) over the caller's environment:
- * { child, pid, port, url (…/v1) } once it listens.
- */
-async function spawnFakeUpstream(settings) {
-  // Here rather than at the top: the upstream's own process has no use for process-stats.
-  const { listeningPort } = require('./process-stats');
-  const child = spawn(process.execPath, [__filename], {
-    env: { ...process.env, ...settings },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await listeningPort(child, 'fake upstream');
-  return { child, pid: child.pid, port, url: `http://127.0.0.1:${port}/v1` };
-}
-
-module.exports = { createFakeUpstream, spawnFakeUpstream };
-
-if (require.main === module) {
-  const server = createFakeUpstream();
   server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () =>
     process.stdout.write(`listening ${server.address().port}\n`),
   );
 }
+
+/** The fake upstream in a process of its own, on the benchmark's (load) core: { child, url }. */
+async function spawnFakeUpstream() {
+  const { listeningPort } = require('./process-stats');
+  const child = spawn(process.execPath, [__filename], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await listeningPort(child, 'fake upstream');
+  return { child, url: `http://127.0.0.1:${port}/v1` };
+}
+
+module.exports = { spawnFakeUpstream };
+
+if (require.main === module) listen();

@@ -3,13 +3,7 @@
 // Express app with undici. It parses the JSON body (any gateway must read `model`), sends it on to
 // UPSTREAM_URL over a keep-alive undici pool, and relays the answer, JSON or SSE, as it comes.
 // No auth, limits, logs or metrics. Prints `listening <port>` when ready.
-//
-// FLOOR_STABLE_PROTOTYPES=1 (the bench's target `floor, stable prototypes`): the same app, its
-// HTTP server building requests and responses on Express's prototypes with the gateway's own
-// installExpressMessageClasses, from the build (docs/performance.md, "Ninth pass"), to show what
-// that alone is worth to a bare Express proxy.
 const { createServer } = require('node:http');
-const { join } = require('node:path');
 const express = require('express');
 const { Pool } = require('undici');
 
@@ -38,18 +32,8 @@ app.post('/v1/chat/completions', async (req, res) => {
     else res.destroy();
   }
 });
-const server = createServer(
-  process.env.FLOOR_STABLE_PROTOTYPES === '1' ? stableMessageClasses() : {},
-  app,
-);
+const server = createServer(app);
 server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () =>
   process.stdout.write(`listening ${server.address().port}\n`),
 );
 server.keepAliveTimeout = 60_000;
-
-function stableMessageClasses() {
-  const { installExpressMessageClasses } = require(
-    join(__dirname, '..', '..', 'dist', 'common', 'http', 'stable-prototype-express.adapter.js'),
-  );
-  return installExpressMessageClasses(app);
-}

@@ -5,11 +5,7 @@
 // @nestjs/platform-express with one guard, one interceptor, a @Body() parameter and a
 // passthrough @Res(). No key lookup, limits, logs or metrics: what separates it from
 // floor-proxy.js is what Nest's request pipeline alone costs. Prints `listening <port>`.
-//
-// FLOOR_STABLE_PROTOTYPES=1 (the bench's target `nest floor, stable prototypes`): on the gateway's
-// own StablePrototypeExpressAdapter, from the build (docs/performance.md, "Ninth pass").
 require('reflect-metadata');
-const { join } = require('node:path');
 const express = require('express');
 const { Pool } = require('undici');
 const {
@@ -84,10 +80,7 @@ Module({ controllers: [ProxyController] })(ProxyModule);
 
 async function main() {
   const options = { bodyParser: false, logger: false };
-  const app =
-    process.env.FLOOR_STABLE_PROTOTYPES === '1'
-      ? await NestFactory.create(ProxyModule, stablePrototypeAdapter(), options)
-      : await NestFactory.create(ProxyModule, options);
+  const app = await NestFactory.create(ProxyModule, options);
   app.use(express.json({ limit: '1mb' }));
   const http = app.getHttpAdapter().getInstance();
   http.disable('x-powered-by');
@@ -96,12 +89,6 @@ async function main() {
   const server = app.getHttpServer();
   server.keepAliveTimeout = 60_000;
   process.stdout.write(`listening ${server.address().port}\n`);
-}
-function stablePrototypeAdapter() {
-  const { StablePrototypeExpressAdapter } = require(
-    join(__dirname, '..', '..', 'dist', 'common', 'http', 'stable-prototype-express.adapter.js'),
-  );
-  return new StablePrototypeExpressAdapter();
 }
 
 main().catch((error) => {

@@ -1,9 +1,9 @@
-// Helpers the benchmarks share: the median they report, a process's memory and CPU time as Linux
-// counts them, a free loopback port for a target, whether a target answers yet, the port a
-// started script listens on, and stopping a target and removing its folder.
+// Helpers the benchmarks share: medians and paired statistics, a process's memory and CPU time as
+// Linux counts them, ports, starting and stopping target processes, and the machine line.
 const { execFileSync, spawn } = require('node:child_process');
 const { readFileSync, rmSync } = require('node:fs');
 const { createServer } = require('node:net');
+const os = require('node:os');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -19,21 +19,14 @@ const median = (values) => {
 const percentile = (sorted, p) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 
-/** VmRSS and VmHWM of a process, in MiB, from /proc/<pid>/status. */
+/** VmRSS and VmHWM (peak) of a process, in MiB, from /proc/<pid>/status. */
 function memory(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
   return { rss: kib('VmRSS') / 1024, hwm: kib('VmHWM') / 1024 };
 }
 
-/** A loopback port nothing listens on (the OS's pick, just released): a target's, or a dead one. */
-async function closedPort() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 
 /** CPU seconds (user + system) the process has used so far, from its own counters. */
 function cpuSeconds(pid) {
@@ -41,7 +34,15 @@ function cpuSeconds(pid) {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+
+/** A loopback port nothing listens on (the OS's pick, just released). */
+async function closedPort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 /** The port in the `listening <port>` line a started script prints; rejects if it exits first. */
 function listeningPort(child, what) {
@@ -54,6 +55,17 @@ function listeningPort(child, what) {
     });
     child.on('exit', (code) => reject(new Error(`${what} exited with ${code}`)));
   });
+}
+
+/** Whether `url` answers 2xx yet; false while nothing listens there. */
+async function answers(url) {
+  try {
+    const response = await fetch(url);
+    await response.arrayBuffer();
+    return response.ok;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -71,10 +83,7 @@ function reRunPinned(script, args, loadCpu) {
   return true;
 }
 
-/**
- * Sends `signal` to `child` and resolves once it has exited (SIGKILL after `graceMs`); at once if
- * it already has. A caller may then exit without cutting a profile or a folder's removal short.
- */
+/** Sends `signal` to `child` and resolves once it has exited (SIGKILL after `graceMs`). */
 function stopChild(child, signal = 'SIGTERM', graceMs = 10_000) {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
@@ -88,45 +97,27 @@ function stopChild(child, signal = 'SIGTERM', graceMs = 10_000) {
 }
 
 /**
- * A benchmark's temporary folder (config, data, log), removed so that repeated runs do not fill
- * the temp folder (with the embedded database, tens of MB each); BENCH_KEEP_DIRS=1 keeps it.
- */
-function removeBenchFolder(dir) {
-  if (!process.env.BENCH_KEEP_DIRS) rmSync(dir, { recursive: true, force: true });
-}
-
-/**
- * Removes `dir` (removeBenchFolder) once `child` exits because it was stopped (SIGTERM, SIGKILL,
- * or exit code 0 as SIGUSR2 gives when profiling), if `started()` says it got that far. A child
- * that failed or crashed keeps its folder, for its log.
+ * Removes a gateway's temporary folder (config, data, log) once `child` exits because it was
+ * stopped, if `started()` says it got that far; one that failed keeps it, for its log.
+ * BENCH_KEEP_DIRS=1 keeps them all.
  */
 function removeFolderOnStop(child, dir, started = () => true) {
   child.once('exit', (code, signal) => {
     const stopped = code === 0 || signal === 'SIGTERM' || signal === 'SIGKILL';
-    if (stopped && started()) removeBenchFolder(dir);
+    if (stopped && started() && !process.env.BENCH_KEEP_DIRS)
+      rmSync(dir, { recursive: true, force: true });
   });
-}
-
-/** Whether `url` answers 2xx yet; false while nothing listens there. */
-async function answers(url) {
-  try {
-    const response = await fetch(url);
-    await response.arrayBuffer();
-    return response.ok;
-  } catch {
-    return false;
-  }
 }
 
 /**
  * Two-sided sign test: how likely a split at least as uneven as `lower` of `rounds` is when
- * neither target is lower (each round a coin toss, ties counted as the other target's). Below
- * about 0.05 the count says more than the VM's noise does.
+ * neither target is lower (each round a coin toss). Below about 0.05 the count says more than the
+ * noise does.
  */
 function signTestP(lower, rounds) {
   const atLeast = Math.max(lower, rounds - lower);
   let tail = 0;
-  let term = 0.5 ** rounds; // P(X = 0), then P(X = k) for k = 1.. by the binomial recurrence
+  let term = 0.5 ** rounds; // P(X = 0), then P(X = k) by the binomial recurrence
   for (let k = 0; k <= rounds; k++) {
     if (k > 0) term *= (rounds - k + 1) / k;
     if (k >= atLeast) tail += term;
@@ -138,9 +129,8 @@ function signTestP(lower, rounds) {
 const formatP = (p) => (p < 0.001 ? '< 0.001' : p.toFixed(3));
 
 /**
- * Target `index`'s per-round figures (`perTarget[index]`, one per round) against the first
- * target's of the same rounds: the median of its figures, the median of the rounds' differences,
- * the rounds where it was lower and the sign test's p on that count (null for the first target).
+ * Target `index`'s per-round figures against the first target's of the same rounds: its median,
+ * the median of the rounds' differences, the rounds where it was lower and the sign test's p.
  */
 function againstFirst(perTarget, index) {
   const differences = perTarget[index].map((value, round) => value - perTarget[0][round]);
@@ -154,10 +144,9 @@ function againstFirst(perTarget, index) {
 }
 
 /**
- * Target `index`'s per-round figures (`perTarget[index]`, one per round) as ratios to the first
- * target's of the same rounds: the median of its figures, the median ratio and its interquartile
- * range, the rounds where it was cheaper (ratio below 1) and the sign test's p on that count
- * (null for the first target, whose ratio is 1).
+ * Target `index`'s per-round figures as ratios to the first target's of the same rounds: its
+ * median, the median ratio and its interquartile range, the rounds where it was cheaper and the
+ * sign test's p on that count.
  */
 function ratioToFirst(perTarget, index) {
   const ratios = perTarget[index]
@@ -173,21 +162,29 @@ function ratioToFirst(perTarget, index) {
   };
 }
 
+/** What the figures ran on: CPU model and cores, kernel, Node.js, load average. */
+function machineLine() {
+  const cpus = os.cpus();
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+  return `${cpus[0]?.model ?? 'unknown CPU'} x ${cpus.length}, Linux ${os.release()}, Node.js ${process.version}, load average ${load}`;
+}
+
 module.exports = {
-  signTestP,
-  formatP,
   againstFirst,
-  ratioToFirst,
-  sleep,
-  median,
-  percentile,
-  memory,
-  cpuSeconds,
-  closedPort,
   answers,
+  closedPort,
+  cpuSeconds,
+  formatP,
   listeningPort,
-  reRunPinned,
-  stopChild,
-  removeBenchFolder,
+  machineLine,
+  median,
+  memory,
+  ratioToFirst,
   removeFolderOnStop,
+  reRunPinned,
+  sleep,
+  stopChild,
 };

@@ -1,8 +1,8 @@
-// The benchmarks' request (bench.js, ab.js, first-token-split.js), their load at saturation and
-// their one-at-a-time latency measurement.
+// The benchmarks' request, their load at saturation, their one-at-a-time latency, and the paired
+// rounds that `npm run bench` and `npm run bench:ab` compare targets in (docs/performance.md).
 const { Agent, request } = require('undici');
 const autocannon = require('autocannon');
-const { cpuSeconds, median, percentile } = require('./process-stats');
+const { cpuSeconds, median } = require('./process-stats');
 
 /** A short chat completion, as every benchmark sends it. */
 const chatBody = (model, stream) =>
@@ -13,16 +13,14 @@ const chatBody = (model, stream) =>
     stream,
   });
 
-/** The headers of a benchmark's chat completion with virtual key `key`. */
 const chatHeaders = (key) => ({
   'content-type': 'application/json',
   authorization: `Bearer ${key}`,
 });
 
 /**
- * Sends one chat completion and reads its answer to the end, with `options` as undici's request()
- * takes them: when it was sent, when its first content event arrived (a stream's first `data:`
- * line with a delta: every target relays the upstream's events, so this is the same event
+ * Sends one chat completion and reads its answer to the end: when it was sent, when its first
+ * content event arrived (every target relays the upstream's events, so this is the same event
  * everywhere) and when it ended; null when it failed or was not answered 200.
  */
 async function sendOne(url, options, stream) {
@@ -42,25 +40,19 @@ async function sendOne(url, options, stream) {
 }
 
 /**
- * `count` requests one at a time (after 20 not counted) with a plain undici client on one
- * connection: latency to the last byte (JSON) or time to the first content event (SSE), in ms,
- * of the requests answered 200; the others are counted as errors.
- * `target`: { base (…/v1), key }.
+ * `count` requests one at a time (after 20 not counted) on one connection: latency to the last
+ * byte (JSON) or to the first content event (SSE), in ms; a request not answered 200 is counted
+ * as an error, not timed. `target`: { base (…/v1), key }.
  */
 async function sequential(target, stream, count) {
   const dispatcher = new Agent({ connections: 1 });
   const url = `${target.base}/chat/completions`;
-  const options = {
-    method: 'POST',
-    headers: chatHeaders(target.key),
-    body: chatBody('bench-model', stream),
-    dispatcher,
-  };
+  const headers = chatHeaders(target.key);
+  const options = { method: 'POST', headers, body: chatBody('bench-model', stream), dispatcher };
   const times = [];
   let errors = 0;
   for (let i = 0; i < count + 20; i++) {
     const one = await sendOne(url, options, stream);
-    // A failed request is counted, not timed: an early error answer would pull the p50 down.
     if (one === null) errors++;
     else if (i >= 20) {
       const reached = stream ? (one.firstContent ?? one.ended) : one.ended;
@@ -68,18 +60,16 @@ async function sequential(target, stream, count) {
     }
   }
   await dispatcher.close();
-  times.sort((a, b) => a - b);
-  return { p50: median(times), p99: percentile(times, 0.99), errors };
+  return { p50: median(times), requests: count + 20, errors };
 }
 
 /**
  * Chat completions (streams with `stream`) at `connections` for `seconds` with autocannon:
  * requests done, requests/s, latency p50 and p99 (ms), CPU time per request from the target's own
- * counters (NaN for a target without a pid, the upstream called directly) and errors (failed,
- * timed out or not 2xx). `target`: { base (…/v1), key, pid? }.
+ * counters, and errors (failed, timed out or not 2xx). `target`: { base, key, pid }.
  */
 function saturate(target, { stream, seconds, connections }) {
-  const cpuBefore = target.pid ? cpuSeconds(target.pid) : 0;
+  const cpuBefore = cpuSeconds(target.pid);
   return new Promise((resolve, reject) => {
     autocannon(
       {
@@ -93,13 +83,12 @@ function saturate(target, { stream, seconds, connections }) {
       (error, result) => {
         if (error) return reject(error);
         const done = result.requests.total;
-        const cpu = target.pid ? cpuSeconds(target.pid) - cpuBefore : NaN;
         resolve({
           requests: done,
           rps: done / seconds,
           p50: result.latency.p50,
           p99: result.latency.p99,
-          cpuMsPerRequest: (cpu * 1000) / Math.max(1, done),
+          cpuMsPerRequest: ((cpuSeconds(target.pid) - cpuBefore) * 1000) / Math.max(1, done),
           errors: result.errors + result.timeouts + result.non2xx,
         });
       },
@@ -107,4 +96,59 @@ function saturate(target, { stream, seconds, connections }) {
   });
 }
 
-module.exports = { chatBody, chatHeaders, saturate, sendOne, sequential };
+/**
+ * Paired rounds: every target in turn, in an order that alternates from round to round, `warmS`
+ * seconds of unrecorded load (0: none), `roundS` measured at `connections`, then `sequential`
+ * requests one at a time (0: none), so each target gets one figure per round, taken seconds from
+ * the others' on a VM whose speed drifts between minutes. With `direct` (the upstream itself),
+ * each round first times it one request at a time, for the latency the targets add.
+ * Per target, one entry per round: cpu (ms per request), rps, p99 under load, p50 one at a time
+ * (time to first token with `stream`); and its errors, sequentialErrors and requests served.
+ */
+async function runPairedRounds(targets, options) {
+  const perTarget = () => targets.map(() => []);
+  const zeros = () => targets.map(() => 0);
+  const result = {
+    cpu: perTarget(),
+    rps: perTarget(),
+    p99Loaded: perTarget(),
+    p50: perTarget(),
+    direct: [],
+    errors: zeros(),
+    sequentialErrors: zeros(),
+    served: zeros(),
+  };
+  const load = (index, seconds) => {
+    const shape = { stream: options.stream, seconds, connections: options.connections };
+    return saturate(targets[index], shape).then((run) => {
+      result.errors[index] += run.errors;
+      result.served[index] += run.requests;
+      return run;
+    });
+  };
+  for (let round = 0; round < options.rounds; round++) {
+    if (options.direct && options.sequential > 0)
+      result.direct.push(
+        (await sequential(options.direct, options.stream, options.sequential)).p50,
+      );
+    // The order alternates, so that no target always runs right after another.
+    const order = targets.map((_, index) => index);
+    for (const index of round % 2 ? order.reverse() : order) {
+      if (options.warmS > 0) await load(index, options.warmS);
+      const run = await load(index, options.roundS);
+      result.cpu[index].push(run.cpuMsPerRequest);
+      result.rps[index].push(run.rps);
+      result.p99Loaded[index].push(run.p99);
+      if (options.sequential > 0) {
+        const latency = await sequential(targets[index], options.stream, options.sequential);
+        result.p50[index].push(latency.p50);
+        result.sequentialErrors[index] += latency.errors;
+        result.served[index] += latency.requests;
+      }
+    }
+    options.afterRound?.(round, result);
+  }
+  return result;
+}
+
+module.exports = { chatBody, chatHeaders, runPairedRounds, saturate, sequential };

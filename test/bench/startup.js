@@ -1,49 +1,30 @@
 #!/usr/bin/env node
-// `npm run bench:startup` (docs/performance.md, "Start-up"): how long the built gateway takes from
-// `node dist/main.js` (with the settings of `npm run start:prod`, start-runtime.js) to its
-// "gateway listening" line on the embedded defaults, the README's
-// quick start: a first start on a new data folder (the build's template is copied), then a
-// restart on the same folder. Also RSS 2 s after listening, from /proc/<pid>/status.
-//
-// Builds compared: this checkout, and each folder in BENCH_STARTUP_ROOTS (colon-separated
-// checkouts of other commits, built), started in turn round after round so drift cancels; figures
-// are medians over BENCH_STARTUP_ROUNDS rounds (default 7). Nothing is pinned: start-up uses a
-// second core where Node can (the template copy runs on a worker thread).
-//
-// Output: a table on stdout and BENCH_OUTPUT (startup-results.json).
+// Start-up on the embedded defaults, the README's quick start (docs/performance.md): the built
+// gateway as `node dist/main.js` with start:prod's runtime, a new GATEWAY_DATA_DIR and no
+// DATABASE_URL, timed from the spawn to its "gateway listening" line; a first start (the build's
+// database template is copied) and a restart on the same folder, and RSS 2 s after the restart.
+// Nothing is pinned: the template copy runs on a worker thread beside the module loading.
+// `npm run bench` runs it last; `npm run bench:startup` alone (BENCH_STARTUP_ROUNDS, 5).
 const { spawn } = require('node:child_process');
-const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
+const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
-const { join, resolve } = require('node:path');
-const { median, memory, sleep } = require('./process-stats');
-const { PLAIN_RUNTIME, runtimeFor } = require('./start-runtime');
-const { describeMachine, watchMachine } = require('./machine');
+const { join } = require('node:path');
+const { machineLine, median, memory, sleep, stopChild } = require('./process-stats');
+const { startRuntime } = require('./start-runtime');
 
 const ROOT = join(__dirname, '..', '..');
-const env = process.env;
-const ROUNDS = Number(env.BENCH_STARTUP_ROUNDS ?? 7);
-const ROOTS = [ROOT, ...(env.BENCH_STARTUP_ROOTS ?? '').split(':').filter(Boolean)].map((root) =>
-  resolve(root),
-);
-const OUTPUT = env.BENCH_OUTPUT ?? join(ROOT, 'startup-results.json');
 const TIMEOUT_MS = 60_000;
-// Every build starts as this checkout's start:prod starts the gateway, so what differs is the
-// code; BENCH_RUNTIME=plain starts them as plain `node`. BENCH_STARTUP_PLAIN=1 adds this build
-// as plain `node` to the rotation: a before/after of the start settings.
-const RUNTIME = runtimeFor(ROOT, env.BENCH_RUNTIME);
-const TARGETS = ROOTS.map((root) => ({ label: root, root, runtime: RUNTIME }));
-if (env.BENCH_STARTUP_PLAIN === '1' && RUNTIME !== PLAIN_RUNTIME)
-  TARGETS.push({ label: `${ROOT} (plain node)`, root: ROOT, runtime: PLAIN_RUNTIME });
 
-/** Starts the target's build on `dataDir`; resolves with ms to "gateway listening" and RSS. */
-async function start({ root, runtime }, dataDir) {
+/** Starts the build on `dataDir`; resolves with ms to "gateway listening" and RSS 2 s later. */
+async function start(dataDir) {
+  const runtime = startRuntime(ROOT);
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [...runtime.nodeArgs, join(root, 'dist', 'main.js')], {
-    cwd: root,
+  const child = spawn(process.execPath, [...runtime.nodeArgs, join(ROOT, 'dist', 'main.js')], {
+    cwd: ROOT,
     env: {
       ...runtime.env,
-      PATH: env.PATH,
-      HOME: env.HOME,
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
       GATEWAY_DATA_DIR: dataDir,
       PORT: '0',
       HOST: '127.0.0.1',
@@ -51,13 +32,12 @@ async function start({ root, runtime }, dataDir) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  const collect = (chunk) => (output += chunk);
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
+  child.stderr.on('data', (chunk) => (output += chunk));
   try {
     const listeningMs = await new Promise((done, fail) => {
       const timer = setTimeout(() => fail(new Error(`no start in ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
-      child.stdout.on('data', () => {
+      child.stdout.on('data', (chunk) => {
+        output += chunk;
         if (!output.includes('gateway listening')) return;
         clearTimeout(timer);
         done(Number(process.hrtime.bigint() - started) / 1e6);
@@ -65,68 +45,56 @@ async function start({ root, runtime }, dataDir) {
       child.once('exit', (code) => fail(new Error(`exited with ${code}: ${output.slice(-500)}`)));
     });
     await sleep(2000);
-    return { listeningMs, rss2s: memory(child.pid).rss };
+    return { listeningMs, rss: memory(child.pid).rss };
   } finally {
-    const exited = new Promise((done) => child.once('exit', done));
-    child.kill('SIGTERM');
-    await exited;
+    await stopChild(child);
   }
 }
 
-async function main() {
-  const runs = new Map(TARGETS.map(({ label }) => [label, { first: [], restart: [], rss: [] }]));
-  // Every core: nothing is pinned (see the header).
-  const machine = watchMachine();
-  for (let round = 1; round <= ROUNDS; round++) {
-    for (const target of TARGETS) {
-      const folder = mkdtempSync(join(tmpdir(), 'gateway-startup-'));
-      try {
-        const dataDir = join(folder, 'data');
-        const first = await start(target, dataDir);
-        const restart = await start(target, dataDir);
-        const run = runs.get(target.label);
-        run.first.push(first.listeningMs);
-        run.restart.push(restart.listeningMs);
-        run.rss.push(restart.rss2s);
-        console.error(
-          `round ${round} ${target.label}: first ${first.listeningMs.toFixed(0)} ms, restart ${restart.listeningMs.toFixed(0)} ms`,
-        );
-      } finally {
-        rmSync(folder, { recursive: true, force: true });
-      }
+/**
+ * `rounds` first starts and restarts, each pair on a new folder that is removed after it:
+ * medians and ranges in ms, and the median RSS 2 s after a restart in MiB.
+ */
+async function measureStartup(rounds) {
+  const first = [];
+  const restart = [];
+  const rss = [];
+  for (let round = 1; round <= rounds; round++) {
+    const folder = mkdtempSync(join(tmpdir(), 'gateway-bench-startup-'));
+    try {
+      const dataDir = join(folder, 'data');
+      first.push((await start(dataDir)).listeningMs);
+      const again = await start(dataDir);
+      restart.push(again.listeningMs);
+      rss.push(again.rss);
+      process.stderr.write(
+        `start-up round ${round}/${rounds}: first ${first.at(-1).toFixed(0)} ms, restart ${again.listeningMs.toFixed(0)} ms\n`,
+      );
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
     }
   }
-  const results = TARGETS.map(({ label, root, runtime }) => {
-    const run = runs.get(label);
-    return {
-      build: label,
-      root,
-      runtime,
-      firstStartMs: median(run.first),
-      restartMs: median(run.restart),
-      rss2sMiB: median(run.rss),
-      firstStarts: run.first,
-      restarts: run.restart,
-    };
+  const summary = (values) => ({
+    median: median(values),
+    min: Math.min(...values),
+    max: Math.max(...values),
   });
-  const machineReading = machine.stop();
-  writeFileSync(
-    OUTPUT,
-    JSON.stringify({ rounds: ROUNDS, machine: machineReading, results }, null, 2),
-  );
-  console.log('| build | first start (s) | restart (s) | RSS 2 s after a restart (MiB) |');
-  console.log('|---|---|---|---|');
-  for (const result of results) {
-    const range = (values) =>
-      `${(median(values) / 1000).toFixed(2)} (${(Math.min(...values) / 1000).toFixed(2)}-${(Math.max(...values) / 1000).toFixed(2)})`;
-    console.log(
-      `| ${result.build} | ${range(result.firstStarts)} | ${range(result.restarts)} | ${result.rss2sMiB.toFixed(0)} |`,
-    );
-  }
-  console.log(`\n${describeMachine(machineReading)}`);
+  return { rounds, firstStartMs: summary(first), restartMs: summary(restart), rssMiB: median(rss) };
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+/** The start-up figures as a line: seconds, median (range). */
+function describeStartup({ firstStartMs, restartMs, rssMiB }) {
+  const seconds = ({ median: m, min, max }) =>
+    `${(m / 1000).toFixed(2)} s (${(min / 1000).toFixed(2)}-${(max / 1000).toFixed(2)})`;
+  return `start on the embedded defaults: first start ${seconds(firstStartMs)}, restart ${seconds(restartMs)}, RSS ${rssMiB.toFixed(0)} MiB 2 s after a restart`;
+}
+
+module.exports = { describeStartup, measureStartup };
+
+if (require.main === module)
+  measureStartup(Number(process.env.BENCH_STARTUP_ROUNDS ?? 5))
+    .then((result) => console.log(`${describeStartup(result)}\n${machineLine()}`))
+    .catch((error) => {
+      console.error(error);
+      process.exit(1);
+    });

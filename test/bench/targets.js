@@ -1,41 +1,144 @@
-// How the paired benchmarks (ab.js, first-token-split.js) take their targets from the command
-// line and start them (heap-growth.js its one build): each a floor by name (floors.js) or a
-// built checkout (a folder with `dist/` and `package.json`) started as bench.js starts the
-// gateway, on the targets' core, in rounds whose order alternates.
-const { resolve } = require('node:path');
-const { startBenchGateway } = require('./bench-gateway');
-const { FLOORS, startFloor } = require('./floors');
-const { stopChild } = require('./process-stats');
-const { inheritedEnv, startRuntime } = require('./start-runtime');
+// The benchmarks' targets: the floors (floor-proxy.js, nest-floor-proxy.js) and built gateways,
+// each started pinned to the targets' core with start:prod's runtime (start-runtime.js), and the
+// command line's targets of `npm run bench:ab` (a floor by name or a built checkout).
+const { execFileSync, spawn } = require('node:child_process');
+const { mkdtempSync, openSync, readFileSync, writeFileSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join, resolve } = require('node:path');
+const stats = require('./process-stats');
+const { startRuntime } = require('./start-runtime');
+
+const { answers, closedPort, listeningPort, removeFolderOnStop, sleep, stopChild } = stats;
 
 const CHECKOUT = resolve(__dirname, '..', '..');
+const FLOORS = Object.freeze({ floor: 'floor-proxy.js', 'nest-floor': 'nest-floor-proxy.js' });
+
+/** The shell's variables without MALLOC_ARENA_MAX, which each target gets from its runtime. */
+const inheritedEnv = () =>
+  Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'MALLOC_ARENA_MAX'));
+
+/** Spawns `node [runtime flags] script` pinned to core `cpu`. */
+function spawnPinned(cpu, runtime, script, options) {
+  return spawn('taskset', ['-c', cpu, process.execPath, ...runtime.nodeArgs, script], options);
+}
 
 /**
- * The command line's targets (a floor's name as it is, anything else as a folder's absolute
- * path); exits with a usage line when there are fewer than `minimum`.
+ * Starts floor `name` (a key of FLOORS) on core `cpu`, with this checkout's runtime, sending to
+ * `upstreamUrl`; resolves once it listens, as a target { child, pid, base, key }.
  */
+async function startFloor(name, { upstreamUrl, cpu }) {
+  const runtime = startRuntime(CHECKOUT);
+  const child = spawnPinned(cpu, runtime, join(__dirname, FLOORS[name]), {
+    env: { ...inheritedEnv(), ...runtime.env, UPSTREAM_URL: upstreamUrl },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await listeningPort(child, name);
+  return { child, pid: child.pid, base: `http://127.0.0.1:${port}/v1`, key: 'none' };
+}
+
+/**
+ * The gateway's variables: everything on at the production log level, limits checked on every
+ * request and never reached, BENCH_GATEWAY_ENV last, for experiments.
+ */
+function gatewayEnv(runtime, { redisUrl, port, config, dir, databaseUrl }) {
+  return {
+    ...inheritedEnv(),
+    ...runtime.env,
+    REDIS_URL: redisUrl,
+    NODE_ENV: 'production',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    GATEWAY_CONFIG: config,
+    GATEWAY_DATA_DIR: join(dir, 'data'),
+    DATABASE_URL: databaseUrl ?? '',
+    DB_MIGRATE_ON_START: 'true',
+    LOG_LEVEL: 'log',
+    LOG_FORMAT: 'json',
+    KEY_RPM_LIMIT: '1000000000',
+    KEY_TOKEN_BUDGET: '1000000000000',
+    ...JSON.parse(process.env.BENCH_GATEWAY_ENV ?? '{}'),
+  };
+}
+
+/** Migrates the gateway's database and creates a key named `name` with the build's own CLI. */
+function createKey(root, env, name) {
+  const cli = (args) =>
+    execFileSync(process.execPath, [join(root, 'dist', 'cli', 'main.js'), ...args], {
+      env: { ...env, LOG_LEVEL: 'warn' },
+    });
+  cli(['db', 'migrate']);
+  return JSON.parse(cli(['keys', 'create', '--name', name, '--json']).toString()).secret;
+}
+
+/**
+ * Starts the build at `root` (a checkout after `npm run build`) on core `cpu` with its own
+ * start:prod runtime, serving `bench-model` and `bench-hold` from `upstreamUrl`, in a new folder
+ * for its config, data and log (removed once it is stopped), on BENCH_DATABASE_URL (its key from
+ * the CLI) or the embedded database (the demo key), on `redisUrl`'s counters or memory ones. Resolves once it answers /health, as
+ * a target { child, pid, base, key, startMs }.
+ */
+async function startGateway({ root = CHECKOUT, name, upstreamUrl, cpu, redisUrl = '' }) {
+  const databaseUrl = process.env.BENCH_DATABASE_URL;
+  const dir = mkdtempSync(join(tmpdir(), `gateway-bench-${name}-`));
+  const config = join(dir, 'gateway.yaml');
+  const deployment = (model) =>
+    `    - provider: openai\n      base_url: ${upstreamUrl}\n      api_key: sk-bench\n      model: ${model}\n`;
+  writeFileSync(
+    config,
+    `models:\n  bench-model:\n${deployment('bench-model')}  bench-hold:\n${deployment('bench-hold')}`,
+  );
+  const logFile = join(dir, 'gateway.log');
+  // Readiness from /health, not from a log line, which LOG_LEVEL may leave out.
+  const port = await closedPort();
+  const runtime = startRuntime(root);
+  const env = gatewayEnv(runtime, { redisUrl, port, config, dir, databaseUrl });
+  let key = databaseUrl ? createKey(root, env, `bench-${name}-${Date.now()}`) : undefined;
+  const started = Date.now();
+  const child = spawnPinned(cpu, runtime, join(root, 'dist', 'main.js'), {
+    env,
+    stdio: ['ignore', openSync(logFile, 'a'), 'inherit'],
+  });
+  let ready = false;
+  removeFolderOnStop(child, dir, () => ready);
+  for (;;) {
+    if (child.exitCode !== null)
+      throw new Error(`gateway ${name} (${root}) exited; see ${logFile}`);
+    key ??= /Demo virtual key: (\S+)/.exec(readFileSync(logFile, 'utf8'))?.[1];
+    if (key && (await answers(`http://127.0.0.1:${port}/health`))) {
+      ready = true;
+      const base = `http://127.0.0.1:${port}/v1`;
+      return { child, pid: child.pid, base, key, startMs: Date.now() - started };
+    }
+    await sleep(50);
+  }
+}
+
+/** The command line's targets: a floor's name as it is, anything else as a folder. */
 function targetsFromArgs(args, script, minimum) {
   if (args.length >= minimum)
     return args.map((arg) => (Object.hasOwn(FLOORS, arg) ? arg : resolve(arg)));
   console.error(
-    `usage: node test/bench/${script} TARGET_A ${minimum > 1 ? 'TARGET_B ' : ''}[TARGET ...] (a TARGET: a built checkout or one of ${Object.keys(FLOORS).join(', ')})`,
+    `usage: node test/bench/${script} TARGET_A TARGET_B [TARGET ...] (a built checkout, or ${Object.keys(FLOORS).join(' or ')})`,
   );
   process.exit(2);
 }
 
 /**
- * Starts each target (targetsFromArgs's) on core BENCH_TARGET_CPU (1, the target's `cpu`),
- * labelled with its letter (A, B, ...), sending to `upstreamUrl`. A build runs with its own
- * start:prod runtime, the benchmark's gateway settings, BENCH_REDIS_URL's counters and
- * BENCH_DATABASE_URL's Postgres, in a folder and with a key named after `prefix`, and with
- * `nodeArgs` and `extraEnv` added (a preloaded probe, heap-growth.js); a floor with this
- * checkout's runtime. On a failure the targets already started are stopped.
+ * Starts each of `roots` (targetsFromArgs's) on core BENCH_TARGET_CPU, named by its letter; a
+ * build with BENCH_REDIS_URL's counters and BENCH_DATABASE_URL's Postgres. On a failure the
+ * targets already started are stopped.
  */
-async function startTargets(roots, options) {
+async function startTargets(roots, { upstreamUrl, prefix }) {
+  const redisUrl = process.env.BENCH_REDIS_URL;
+  const cpu = process.env.BENCH_TARGET_CPU ?? '1';
   const targets = [];
   try {
-    for (const [index, root] of roots.entries())
-      targets.push(await startTarget(root, index, options));
+    for (const [index, root] of roots.entries()) {
+      const target = Object.hasOwn(FLOORS, root)
+        ? await startFloor(root, { upstreamUrl, cpu })
+        : await startGateway({ root, name: `${prefix}-${index}`, upstreamUrl, cpu, redisUrl });
+      targets.push({ ...target, name: `${String.fromCharCode(65 + index)} ${root}`, cpu });
+    }
     return targets;
   } catch (error) {
     await stopTargets(targets);
@@ -43,42 +146,9 @@ async function startTargets(roots, options) {
   }
 }
 
-async function startTarget(root, index, { upstreamUrl, env, prefix, nodeArgs, extraEnv }) {
-  const name = `${String.fromCharCode(65 + index)} ${root}`;
-  const cpu = env.BENCH_TARGET_CPU ?? '1';
-  const inherited = inheritedEnv(env);
-  if (Object.hasOwn(FLOORS, root)) {
-    const floor = await startFloor(root, {
-      upstreamUrl,
-      cpu,
-      runtime: startRuntime(CHECKOUT),
-      inherited,
-    });
-    return { ...floor, name, root, cpu };
-  }
-  const gateway = await startBenchGateway({
-    root,
-    name: `${prefix}-${index}`,
-    upstreamUrl,
-    cpu,
-    runtime: startRuntime(root),
-    inherited,
-    extraEnv: { ...(env.BENCH_REDIS_URL ? { REDIS_URL: env.BENCH_REDIS_URL } : {}), ...extraEnv },
-    databaseUrl: env.BENCH_DATABASE_URL,
-    nodeArgs,
-  });
-  return { ...gateway, name, root, cpu };
-}
-
-/** Stops the targets and resolves once each has exited (stopChild). */
+/** Stops the targets and resolves once each has exited. */
 function stopTargets(targets) {
   return Promise.all(targets.map((target) => stopChild(target.child)));
 }
 
-/** The targets' order in round `round`: alternating, so that none always runs right after another. */
-function roundOrder(count, round) {
-  const order = Array.from({ length: count }, (_, index) => index);
-  return round % 2 ? order.reverse() : order;
-}
-
-module.exports = { roundOrder, startTargets, stopTargets, targetsFromArgs };
+module.exports = { startFloor, startGateway, startTargets, stopTargets, targetsFromArgs };
