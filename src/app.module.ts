@@ -6,14 +6,15 @@ import { AdminModule } from './admin/admin.module';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthModule } from './auth/auth.module';
 import { MetadataModule } from './common/metadata/metadata.module';
-import { OpenAiExceptionFilter } from './common/filters/openai-exception.filter';
+import { ErrorEnvelopesModule } from './common/filters/error-envelopes.module';
+import { GatewayExceptionFilter } from './common/filters/gateway-exception.filter';
 import { pinoParams } from './common/logging/pino-options';
 import { GatewayValidationPipe } from './common/validation/gateway-validation.pipe';
-import { CompletionsModule } from './completions/completions.module';
 import { AppConfig } from './config/app-config';
 import { AppConfigModule } from './config/app-config.module';
 import { GatewayConfigModule } from './config/gateway-config.module';
 import { DashboardModule } from './dashboard/dashboard.module';
+import { ChatCompletionsModule } from './formats/chat-completions/chat-completions.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { OpenApiModule } from './openapi/openapi.module';
@@ -30,6 +31,7 @@ import { ThrottlingModule } from './throttling/throttling.module';
   imports: [
     GatewayConfigModule,
     MetadataModule,
+    ErrorEnvelopesModule,
     LoggerModule.forRootAsync({ inject: [AppConfig], useFactory: pinoParams }),
     MetricsModule,
     TracingModule,
@@ -39,7 +41,7 @@ import { ThrottlingModule } from './throttling/throttling.module';
     TeamsModule,
     AuthModule,
     ThrottlingModule,
-    CompletionsModule,
+    ChatCompletionsModule,
     ModelsModule,
     AdminModule,
     HealthModule,
@@ -49,10 +51,10 @@ import { ThrottlingModule } from './throttling/throttling.module';
   providers: [
     DemoKeyService,
     // Every global enhancer is registered here, so one file shows what runs on each request:
-    // the virtual-key check (routes opt out with @Public()), the OpenAI error envelope and body
-    // validation.
+    // the virtual-key check (routes opt out with @Public()), the error envelope of the request's
+    // wire format and body validation.
     { provide: APP_GUARD, useClass: ApiKeyGuard },
-    { provide: APP_FILTER, useClass: OpenAiExceptionFilter },
+    { provide: APP_FILTER, useClass: GatewayExceptionFilter },
     { provide: APP_PIPE, useClass: GatewayValidationPipe },
   ],
 })

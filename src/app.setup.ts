@@ -8,7 +8,7 @@ import { installClientErrorHandlers } from './common/http/client-error.handler';
 import { jsonBodyMiddleware } from './common/http/json-body.middleware';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
 import { requestLogMiddleware } from './common/logging/request-log.middleware';
-import { responseModeOf } from './completions/response-mode';
+import { responseModeOf } from './formats/response-mode';
 import { DemoKeyService } from './keys/demo-key.service';
 import { rejectedRequestsMiddleware } from './metrics/metrics.middleware';
 import { MetricsService } from './metrics/metrics.service';

@@ -24,9 +24,11 @@ const LAYERS: string[][] = [
     'tracing',
     'health',
   ],
-  // 3: the request pipeline that combines the features.
-  ['completions'],
-  // 4: surfaces built on everything below.
+  // 3: the format-neutral request pipeline that combines the features.
+  ['pipeline'],
+  // 4: the wire formats at the edge, one folder each, on the pipeline.
+  ['formats'],
+  // 5: surfaces built on everything below.
   ['admin', 'dashboard', 'models', 'openapi', 'cli'],
 ];
 
@@ -79,7 +81,7 @@ describe('architecture: imports point one way', () => {
 
   it('finds the imports it checks', () => {
     // A regex that stopped matching would make every rule below pass vacuously.
-    expect(edges.some((edge) => edge.from === 'completions' && edge.to === 'providers')).toBe(true);
+    expect(edges.some((edge) => edge.from === 'pipeline' && edge.to === 'providers')).toBe(true);
     expect(
       relativeImports(
         `import type { A } from '../a';\nimport '../b';\nconst c = await import('../c');`,

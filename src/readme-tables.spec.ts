@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { GATEWAY_ERRORS } from './common/errors/gateway-error-code';
-import { COMPATIBILITY_MATRIX } from './completions/compatibility-matrix';
+import { COMPATIBILITY_MATRIX } from './formats/chat-completions/compatibility-matrix';
 
 // The README publishes the error codes and the compatibility matrix; these tests keep the
 // published tables equal to the tables the code runs on.

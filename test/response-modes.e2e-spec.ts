@@ -3,7 +3,7 @@ import request from 'supertest';
 import { SseInterceptor } from '../src/common/sse/sse.interceptor';
 import { startTestApp, TestApp } from './support/test-app';
 
-// One path, two handlers chosen by the body's `stream` (src/completions/response-mode.ts): only
+// One path, two handlers chosen by the body's `stream` (src/formats/response-mode.ts): only
 // a stream may pay for the SSE interceptor, and both must answer and refuse as one handler did.
 describe('POST /v1/chat/completions: the JSON and the streaming handler', () => {
   let gateway: TestApp;

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { DeploymentHealthService } from '../src/completions/deployment-health.service';
+import { DeploymentHealthService } from '../src/pipeline/deployment-health.service';
 import { startTestApp, TestApp } from './support/test-app';
 import { sleep } from './support/eventually';
 import {

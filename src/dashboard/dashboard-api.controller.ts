@@ -23,7 +23,7 @@ import { GatewayException } from '../common/errors/gateway.exception';
 import {
   DeploymentHealthService,
   DeploymentHealthView,
-} from '../completions/deployment-health.service';
+} from '../pipeline/deployment-health.service';
 import { GatewayConfigService } from '../config/gateway-config.service';
 import { presentCreatedKey, presentKey } from '../keys/virtual-key.presenter';
 import { VirtualKeyService } from '../keys/virtual-key.service';

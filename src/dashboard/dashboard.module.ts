@@ -1,6 +1,6 @@
 import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import { jsonBodyMiddleware } from '../common/http/json-body.middleware';
-import { CompletionsModule } from '../completions/completions.module';
+import { PipelineModule } from '../pipeline/pipeline.module';
 import { KeysModule } from '../keys/keys.module';
 import { LimitsModule } from '../limits/limits.module';
 import { DashboardApiController } from './dashboard-api.controller';
@@ -22,7 +22,7 @@ export const DASHBOARD_BODY_LIMIT = '100kb';
  * ADMIN_API_KEY, like the admin API.
  */
 @Module({
-  imports: [KeysModule, LimitsModule, CompletionsModule],
+  imports: [KeysModule, LimitsModule, PipelineModule],
   controllers: [DashboardSessionController, DashboardApiController, DashboardStaticController],
   providers: [
     { provide: DashboardSettings, inject: [AppConfig], useFactory: dashboardSettingsFrom },

@@ -1,15 +1,16 @@
-import { MESSAGE_ROLES } from '../completions/dto/chat-message.dto';
+import { MESSAGE_ROLES } from '../formats/chat-completions/dto/chat-message.dto';
 import {
   MAX_CHOICES,
   MAX_LOGIT_BIAS_ENTRIES,
   MAX_TOOLS,
   MAX_TOP_LOGPROBS,
-} from '../completions/dto/create-chat-completion.dto';
+} from '../formats/chat-completions/dto/create-chat-completion.dto';
 
 /**
  * JSON Schema (2020-12, as OpenAPI 3.1 uses) of the chat-completions wire format. The body is
- * validated by the hand-written rules in completions/dto (linear time); these schemas describe
- * the same rules, and openapi.document.spec.ts checks the two agree field by field. Optional
+ * validated by the hand-written rules in formats/chat-completions/dto (linear time); these
+ * schemas describe the same rules, and openapi.document.spec.ts checks the two agree field by
+ * field. Optional
  * fields accept null: the parser treats null as absent, as OpenAI does.
  */
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });

@@ -1,9 +1,9 @@
 import Ajv2020 from 'ajv/dist/2020';
-import { parseMessage } from '../completions/dto/chat-message.dto';
+import { parseMessage } from '../formats/chat-completions/dto/chat-message.dto';
 import {
   CHAT_COMPLETION_FIELDS,
   parseChatCompletion,
-} from '../completions/dto/create-chat-completion.dto';
+} from '../formats/chat-completions/dto/create-chat-completion.dto';
 import { OPENAPI_DOCUMENT } from './openapi.document';
 
 const schemas = OPENAPI_DOCUMENT.components.schemas;

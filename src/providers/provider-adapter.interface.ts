@@ -111,6 +111,44 @@ export interface ProviderAdapter {
    * (docs/spend.md); without this method the provider decides and the hold uses its default.
    */
   impliedMaxTokens?(deployment: DeploymentConfig): number;
+  /** Pass-through for bodies in this provider's own format; without it they are translated. */
+  readonly native?: NativeAdapter;
+}
+
+/**
+ * A body in the provider's own wire format, sent on unchanged but for `model` (pass-through: an
+ * Anthropic Messages client and an Anthropic deployment). Fields the gateway does not know, and
+ * signatures it must not alter, survive because the body is never translated.
+ */
+export interface NativeUpstreamRequest {
+  deployment: DeploymentConfig;
+  /** The client's JSON body; the adapter sets `model` to the deployment's. */
+  body: Record<string, unknown>;
+  /** Client headers the ingress format forwards (e.g. `anthropic-beta`). */
+  headers: Record<string, string>;
+  signal: UpstreamAbortSignal;
+  requestId: string;
+}
+
+/** A pass-through answer: the provider's JSON as it came, and the usage read from it. */
+export interface NativeAnswer {
+  body: unknown;
+  usage: TokenUsage;
+}
+
+/**
+ * One provider SSE event of a pass-through stream, relayed as it came, or the usage read from
+ * the events (a stream cut short is charged from `outputChars` when no usage arrived).
+ */
+export type NativeStreamPart =
+  | { type: 'native'; event?: string; data: string; outputChars?: number }
+  | { type: 'usage'; usage: TokenUsage };
+
+/** What a provider offers a client that already speaks its wire format. */
+export interface NativeAdapter {
+  complete(request: NativeUpstreamRequest): Promise<NativeAnswer>;
+  /** As ProviderAdapter.stream: resolves on a 2xx, one batch per socket read, never empty. */
+  stream(request: NativeUpstreamRequest): Promise<AsyncIterable<readonly NativeStreamPart[]>>;
 }
 
 // Interface and DI token share a name, as ThrottlerStorage does.

@@ -7,13 +7,11 @@ export const DrainTimeoutMs = Symbol('DrainTimeoutMs');
 /**
  * Counts work still running for requests so that a graceful shutdown can stop taking requests
  * and wait for them before the usage buffer is flushed: every HTTP exchange until its response
- * closes, and every chat completion until its outcome is recorded (CompletionsService), which
- * may be after its client left or, for a stream, after the last event. Without it a stream
- * finishing after the flush would write its usage row to a closed database.
- *
- * Not a global interceptor, as it was: an interceptor is one more rxjs layer on every request,
- * about 4 % of a JSON request's CPU (docs/performance.md, "Twentieth pass"), and the only work
- * that outlives its response is a completion's.
+ * closes, and every pipeline request until its outcome is recorded (Pipeline), which may be
+ * after its client left or, for a stream, after the last event. Without it a stream finishing
+ * after the flush would write its usage row to a closed database. Not an interceptor: only a
+ * pipeline request's work outlives its response, and an interceptor would put every request
+ * through one more rxjs layer.
  */
 @Injectable()
 export class RequestDrain implements OnApplicationBootstrap {

@@ -5,11 +5,11 @@
  * ends. A generator that is returned before it started never runs its body at all, and would leak
  * whatever it was handed (an open upstream response, an outcome still to record).
  */
-export function replayFirst<T>(
-  first: IteratorResult<T>,
-  generator: AsyncGenerator<T>,
-): AsyncIterableIterator<T> {
-  let replay: IteratorResult<T> | undefined = first;
+export function replayFirst<T, R>(
+  first: IteratorResult<T, R>,
+  generator: AsyncGenerator<T, R>,
+): AsyncIterator<T, R> & AsyncIterable<T> {
+  let replay: IteratorResult<T, R> | undefined = first;
   return {
     [Symbol.asyncIterator]() {
       return this;
@@ -19,9 +19,9 @@ export function replayFirst<T>(
       replay = undefined;
       return result ? Promise.resolve(result) : generator.next();
     },
-    return(value?: unknown) {
+    return(value?: R | PromiseLike<R>) {
       replay = undefined;
-      return generator.return(value);
+      return generator.return(value as R);
     },
   };
 }

@@ -1,37 +1,34 @@
 import type { ServerResponse } from 'node:http';
 import { ClientDisconnectedError } from '../errors/client-disconnected.error';
-import { DONE_FRAME, dataFrame, errorFrame, HEARTBEAT_FRAME } from './sse-frames';
+import type { SseEncoder } from './sse-encoder';
 
 export interface SseStreamOptions {
   /** A comment frame after this long without a chunk while the client reads; 0: none. */
   heartbeatMs: number;
   /** A socket with no traffic for this long is closed, which closes the source; 0: never. */
   stallTimeoutMs: number;
-  /** Hears a failure after the first chunk (it is sent as an error frame, not thrown). */
+  /** Hears a failure after the first event (it is sent as an error frame, not thrown). */
   onError?: (error: unknown) => void;
 }
 
 /**
- * A stream of chunk batches, written to a response as server-sent events (frames:
- * sse-frames.ts). The HTTP adapter hands it the response (GatewayExpressAdapter.reply), and it
- * writes straight to it: one `source.next()` per write, and the next pull only once the response
- * takes more (backpressure: write() said so, or 'drain'). A Readable piped into the response
- * used to sit in between; its state machine, the pipe and Nest's close tracking were most of
- * what a stream cost before its first token reached the client (docs/performance.md,
- * "Eighteenth pass").
+ * A stream of event batches, written to a response as server-sent events in the frames of its
+ * wire format's encoder (SseEncoder). The HTTP adapter hands it the response, and it writes
+ * straight to it: one `source.next()` per write, and the next pull only once the response takes
+ * more (backpressure: write() said so, or 'drain').
  *
- * Each batch (the chunks of one upstream read) becomes its events' frames in one write; frames
- * written in one event-loop turn leave in one socket write (cork until the next turn). An empty
- * batch is skipped. An error after the first chunk becomes one error frame and the response ends
- * without [DONE], so a truncated answer can never look complete; a client disconnect ends it
- * silently.
+ * Each batch (the events of one upstream read) becomes its frames in one write; frames written
+ * in one event-loop turn leave in one socket write (cork until the next turn). A batch that
+ * encodes to nothing is skipped. When the source is done, the encoder's closing frames end the
+ * response. An error after the first event becomes the encoder's error frame, and the response
+ * ends without the closing frames, so a truncated answer can never look complete; a client
+ * disconnect ends it silently.
  *
  * Heartbeats come from one timer per stream, restarted when a pull starts: if it fires while the
  * pull still waits on the source and the client is reading, a heartbeat frame goes out.
  *
  * When the client leaves early the source is closed (return()), and `closed` settles only after
- * that has finished, the source's own `finally` included. (The shutdown drain no longer waits on
- * it: the completions service's generator ends its unit of work in that `finally`.)
+ * that has finished, the source's own `finally` included.
  */
 export class SseStream {
   /** Settles once the source is over: ended, failed, or closed after the client left. */
@@ -48,7 +45,7 @@ export class SseStream {
   private corked = false;
   private heartbeat?: NodeJS.Timeout;
   // Bound once, not per event.
-  private readonly onStep = (step: IteratorResult<readonly unknown[]>) => this.step(step);
+  private readonly onStep = (step: IteratorResult<readonly unknown[], unknown>) => this.step(step);
   private readonly onFailure = (error: unknown) => this.fail(error);
   private readonly onDrain = () => {
     // While pulling, a heartbeat filled the buffer and the next beat found it full: beats resume
@@ -64,7 +61,8 @@ export class SseStream {
   };
 
   constructor(
-    private readonly source: AsyncIterator<readonly unknown[]>,
+    private readonly source: AsyncIterator<readonly unknown[], unknown>,
+    private readonly encoder: SseEncoder<unknown, unknown>,
     private readonly options: SseStreamOptions,
   ) {
     this.closed = new Promise((resolve) => (this.settleClosed = resolve));
@@ -99,18 +97,36 @@ export class SseStream {
     }
   }
 
-  private step(step: IteratorResult<readonly unknown[]>): void {
+  private step(step: IteratorResult<readonly unknown[], unknown>): void {
     this.pulling = false;
     if (this.sourceOver) return; // the client left; close() is closing the source
     if (step.done) {
       this.sourceOver = true;
-      return this.end(DONE_FRAME);
+      return this.finish(step.value);
     }
-    const batch = step.value;
-    if (batch.length === 0) return this.pull();
-    let frames = dataFrame(batch[0]);
-    for (let i = 1; i < batch.length; i++) frames += dataFrame(batch[i]);
+    let frames: string;
+    try {
+      frames = this.encoder.encode(step.value);
+    } catch (error) {
+      return this.abandon(error);
+    }
+    if (frames === '') return this.pull();
     if (this.write(frames)) this.pull();
+  }
+
+  /** The source ran to its end: the encoder's closing frames end the response. */
+  private finish(summary: unknown): void {
+    let closing: string | Promise<string>;
+    try {
+      closing = this.encoder.end(summary);
+    } catch (error) {
+      return this.failAfterEnd(error);
+    }
+    if (typeof closing === 'string') return this.end(closing);
+    closing.then(
+      (frames) => this.end(frames),
+      (error: unknown) => this.failAfterEnd(error),
+    );
   }
 
   private fail(error: unknown): void {
@@ -119,7 +135,20 @@ export class SseStream {
     this.sourceOver = true;
     if (error instanceof ClientDisconnectedError) return this.end();
     this.options.onError?.(error);
-    this.end(errorFrame(error));
+    this.end(this.encoder.error(error));
+  }
+
+  private failAfterEnd(error: unknown): void {
+    this.options.onError?.(error);
+    this.end(this.encoder.error(error));
+  }
+
+  /** The encoder failed on a batch: the stream ends with an error and the source is closed. */
+  private abandon(error: unknown): void {
+    this.sourceOver = true;
+    this.options.onError?.(error);
+    this.end(this.encoder.error(error));
+    this.source.return?.()?.catch(() => undefined);
   }
 
   private write(frames: string): boolean {
@@ -145,7 +174,7 @@ export class SseStream {
   private beat(): void {
     const response = this.response!;
     if (!this.pulling || this.sourceOver || response.writableNeedDrain) return;
-    this.write(HEARTBEAT_FRAME);
+    this.write(this.encoder.heartbeat);
     this.heartbeat?.refresh();
   }
 

@@ -4,9 +4,17 @@ import { get, type IncomingMessage, type ServerResponse } from 'node:http';
 import { lastValueFrom, of } from 'rxjs';
 import { UpstreamError } from '../errors/upstream.error';
 import { bodyText, listen } from '../http/loopback-server.fixture';
-import { HEARTBEAT_FRAME } from './sse-frames';
+import { EventStream, type SseEncoder } from './sse-encoder';
+import { dataFrame, HEARTBEAT_COMMENT } from './sse-frames';
 import { SseInterceptor } from './sse.interceptor';
 import { SseStream } from './sse-stream';
+
+const encoder: SseEncoder<unknown, unknown> = {
+  heartbeat: HEARTBEAT_COMMENT,
+  encode: (batch) => batch.map(dataFrame).join(''),
+  end: () => 'data: [DONE]\n\n',
+  error: () => dataFrame({ error: { code: 'upstream_error' } }),
+};
 
 /** The interceptor's result for `result`, as it runs for a request answered by `response`. */
 function intercept(
@@ -45,24 +53,27 @@ async function served(result: unknown, env: Record<string, number>): Promise<str
 describe('SseInterceptor', () => {
   afterEach(() => jest.restoreAllMocks());
 
-  it('passes a plain result through untouched', async () => {
+  it('passes a plain result through untouched, an async iterable included', async () => {
     const body = { id: 'chatcmpl_x' };
     expect(await intercept(body, { getHeader: () => undefined })).toBe(body);
+    const iterable = (async function* () {})();
+    expect(await intercept(iterable, { getHeader: () => undefined })).toBe(iterable);
   });
 
-  it('turns an async iterable into an event stream with the configured heartbeat', async () => {
+  it("turns an EventStream into an event stream in its encoder's frames, with the configured heartbeat", async () => {
     async function* slow() {
       yield [{ n: 1 }];
       await new Promise((resolve) => setTimeout(resolve, 60));
       yield [{ n: 2 }];
     }
-    expect(await intercept(slow(), { getHeader: () => undefined })).toBeInstanceOf(SseStream);
+    const events = () => new EventStream(slow(), encoder);
+    expect(await intercept(events(), { getHeader: () => undefined })).toBeInstanceOf(SseStream);
 
-    const body = await served(slow(), { SSE_HEARTBEAT_MS: 10 });
-    expect(body.startsWith('data: {"n":1}\n\n' + HEARTBEAT_FRAME)).toBe(true);
+    const body = await served(events(), { SSE_HEARTBEAT_MS: 10 });
+    expect(body.startsWith('data: {"n":1}\n\n' + HEARTBEAT_COMMENT)).toBe(true);
     expect(body.endsWith('data: {"n":2}\n\ndata: [DONE]\n\n')).toBe(true);
-    const quiet = await served(slow(), { SSE_HEARTBEAT_MS: 0 });
-    expect(quiet).not.toContain(HEARTBEAT_FRAME);
+    const quiet = await served(events(), { SSE_HEARTBEAT_MS: 0 });
+    expect(quiet).not.toContain(HEARTBEAT_COMMENT);
   });
 
   it('logs a failure after the first chunk with the request id, and sends it as an error event', async () => {
@@ -74,7 +85,7 @@ describe('SseInterceptor', () => {
       yield [{ n: 1 }];
       throw new UpstreamError('unavailable', 'socket hang up');
     }
-    const body = await served(failing(), { SSE_HEARTBEAT_MS: 0 });
+    const body = await served(new EventStream(failing(), encoder), { SSE_HEARTBEAT_MS: 0 });
     expect(body).toContain('"code":"upstream_error"');
     expect(body).not.toContain('[DONE]');
     expect(warnings).toEqual([

@@ -1,16 +1,16 @@
 import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
 import type { Response } from 'express';
 import { map, Observable } from 'rxjs';
+import { EventStream } from './sse-encoder';
 import { SseStream, type SseStreamOptions } from './sse-stream';
 import { AppConfig } from '../../config/app-config';
 
 /**
- * Turns a streaming handler's result into server-sent events: a handler result that is an async
- * iterable becomes an SseStream, which the HTTP adapter writes to the response as an event stream
- * (GatewayExpressAdapter.reply); anything else passes untouched. Its items are
- * batches (arrays) of events that are ready together, such as the chunks of one upstream read:
- * each batch leaves in one write. Nest's @Sse() does not fit: it writes `id:` lines and takes one
- * event per step.
+ * The one place a stream is framed: a handler result that is an EventStream (its events and its
+ * wire format's encoder) becomes an SseStream, which the HTTP adapter writes to the response as
+ * an event stream (GatewayExpressAdapter.reply), with the configured heartbeats and stall
+ * timeout; anything else passes untouched. Nest's @Sse() does not fit: it writes `id:` lines,
+ * takes one event per step, and is fixed per route while a body's `stream` decides here.
  */
 @Injectable()
 export class SseInterceptor implements NestInterceptor {
@@ -28,11 +28,11 @@ export class SseInterceptor implements NestInterceptor {
     return next
       .handle()
       .pipe(
-        map((result) => (isAsyncIterable(result) ? this.toEventStream(result, response) : result)),
+        map((result) => (result instanceof EventStream ? this.toSse(result, response) : result)),
       );
   }
 
-  private toEventStream(batches: AsyncIterable<readonly unknown[]>, response: Response): SseStream {
+  private toSse({ source, encoder }: EventStream, response: Response): SseStream {
     const options: SseStreamOptions = {
       heartbeatMs: this.heartbeatMs,
       stallTimeoutMs: this.stallTimeoutMs,
@@ -41,10 +41,6 @@ export class SseInterceptor implements NestInterceptor {
           `request ${response.getHeader('x-request-id')}: stream failed after the first chunk: ${(error as Error)?.message ?? error}`,
         ),
     };
-    return new SseStream(batches[Symbol.asyncIterator](), options);
+    return new SseStream(source, encoder, options);
   }
-}
-
-function isAsyncIterable(value: unknown): value is AsyncIterable<readonly unknown[]> {
-  return value !== null && typeof value === 'object' && Symbol.asyncIterator in value;
 }

@@ -1,5 +1,5 @@
-import { invalidParameter, isJsonObject } from '../../common/validation/invalid-parameter';
-import type { ContentPart, MessageContent } from '../../providers/provider-adapter.interface';
+import { invalidParameter, isJsonObject } from '../../../common/validation/invalid-parameter';
+import type { ContentPart, MessageContent } from '../../../providers/provider-adapter.interface';
 
 export const MESSAGE_ROLES = [
   'system',

@@ -15,6 +15,7 @@ import { GatewayException } from '../errors/gateway.exception';
 import { UpstreamError } from '../errors/upstream.error';
 import { LogThrottle } from '../logging/log-throttle';
 import { AppConfig } from '../../config/app-config';
+import { deliberateError, ErrorEnvelopes } from './error-envelope';
 
 const HTTP_STATUS_CODES: Partial<Record<number, GatewayErrorCode>> = {
   [HttpStatus.NOT_FOUND]: 'not_found',
@@ -28,11 +29,12 @@ const HTTP_STATUS_CODES: Partial<Record<number, GatewayErrorCode>> = {
 };
 
 /**
- * Turns every error into OpenAI's envelope `{error:{message,type,param,code}}` with a stable
- * code. Unknown errors become a generic 500 whose detail goes only to the log.
+ * Turns every error into a GatewayException with a stable code, answered in the envelope of the
+ * wire format the request speaks (ErrorEnvelopes; OpenAI's `{error:{message,type,param,code}}`
+ * by default). Unknown errors become a generic 500 whose detail goes only to the log.
  */
 @Catch()
-export class OpenAiExceptionFilter implements ExceptionFilter, OnApplicationShutdown {
+export class GatewayExceptionFilter implements ExceptionFilter, OnApplicationShutdown {
   private readonly logger = new Logger('Errors');
   /**
    * 503s come in floods (every request while Postgres is down): one line per code per
@@ -40,7 +42,10 @@ export class OpenAiExceptionFilter implements ExceptionFilter, OnApplicationShut
    */
   private readonly outages: LogThrottle;
 
-  constructor(config: AppConfig) {
+  constructor(
+    private readonly envelopes: ErrorEnvelopes,
+    config: AppConfig,
+  ) {
     this.outages = new LogThrottle(config.ERROR_LOG_INTERVAL_MS, (code, count, latest) =>
       this.logger.error(
         `${code}: ${count} more 503 answer(s) like the one above in the last interval; latest: ${latest}`,
@@ -82,13 +87,14 @@ export class OpenAiExceptionFilter implements ExceptionFilter, OnApplicationShut
       if (error.status !== HttpStatus.SERVICE_UNAVAILABLE || this.outages.admit(error.code, line))
         this.logger.error(line);
     }
-    for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
-    response.status(error.status).json(error.toBody());
+    const answer = this.envelopes.for(request).render(error, requestId);
+    for (const [name, value] of Object.entries(answer.headers)) response.setHeader(name, value);
+    response.status(answer.status).json(answer.body);
   }
 
   private toGatewayException(exception: unknown, requestId: string): GatewayException {
-    if (exception instanceof GatewayException) return exception;
-    if (exception instanceof UpstreamError) return exception.toGatewayException();
+    const deliberate = deliberateError(exception);
+    if (deliberate) return deliberate;
     if (exception instanceof ThrottlerException) return new GatewayException('rate_limit_exceeded');
     if (exception instanceof HttpException) {
       const code = HTTP_STATUS_CODES[exception.getStatus()];

@@ -1,8 +1,8 @@
 import { manualClientConnection } from '../common/http/client-connection.fixture';
-import { AttemptDeadline } from './attempt-deadline';
+import { RequestDeadlines } from './request-deadlines';
 
 /** The races the deadline still has to reject when it aborts (a private field, read for the test). */
-function racesInProgress(deadline: AttemptDeadline): number {
+function racesInProgress(deadline: RequestDeadlines): number {
   return (deadline as unknown as { racing: Set<unknown> }).racing.size;
 }
 
@@ -20,12 +20,13 @@ async function unhandledRejectionsOf(run: () => Promise<void>): Promise<unknown[
   return unhandled;
 }
 
-describe('AttemptDeadline.race', () => {
+describe('RequestDeadlines.race', () => {
   it('rejects with the abort reason and leaves no unhandled rejection when already aborted', async () => {
     const unhandled = await unhandledRejectionsOf(async () => {
       const client = manualClientConnection();
       const reason = client.leave();
-      const deadline = new AttemptDeadline(client, performance.now());
+      const deadline = new RequestDeadlines(client, performance.now());
+      deadline.beginAttempt(60_000, 'complete answer');
       // What an adapter does with an aborted signal: fail at once.
       const call = Promise.reject(new Error('aborted upstream call'));
       await expect(deadline.race(call)).rejects.toBe(reason);
@@ -34,7 +35,8 @@ describe('AttemptDeadline.race', () => {
   });
 
   it('settles with the promise while the signal stays quiet', async () => {
-    const deadline = new AttemptDeadline(manualClientConnection(), performance.now());
+    const deadline = new RequestDeadlines(manualClientConnection(), performance.now());
+    deadline.beginAttempt(60_000, 'complete answer');
     await expect(deadline.race(Promise.resolve(42))).resolves.toBe(42);
     await expect(deadline.race(Promise.reject(new Error('upstream said no')))).rejects.toThrow(
       'upstream said no',
@@ -45,18 +47,19 @@ describe('AttemptDeadline.race', () => {
   });
 
   it("rejects a race in progress with the deadline's timeout when it passes", async () => {
-    const deadline = new AttemptDeadline(manualClientConnection(), performance.now());
-    deadline.arm(1, 'first token');
+    const deadline = new RequestDeadlines(manualClientConnection(), performance.now());
+    const signal = deadline.beginAttempt(1, 'first token');
     const never = new Promise<never>(() => undefined);
     await expect(deadline.race(never)).rejects.toThrow(/first token not within 1 ms/);
-    expect(deadline.signal.reason).toBeInstanceOf(Error);
+    expect(signal.reason).toBeInstanceOf(Error);
     expect(racesInProgress(deadline)).toBe(0);
     deadline.dispose();
   });
 
   it("rejects every race in progress with the client's reason when the client leaves", async () => {
     const client = manualClientConnection();
-    const deadline = new AttemptDeadline(client, performance.now());
+    const deadline = new RequestDeadlines(client, performance.now());
+    deadline.beginAttempt(60_000, 'complete answer');
     const first = deadline.race(new Promise<never>(() => undefined));
     const second = deadline.race(new Promise<never>(() => undefined));
     const reason = client.leave();
@@ -68,7 +71,8 @@ describe('AttemptDeadline.race', () => {
   it('handles a rejection that comes after the abort (no unhandled rejection)', async () => {
     const unhandled = await unhandledRejectionsOf(async () => {
       const client = manualClientConnection();
-      const deadline = new AttemptDeadline(client, performance.now());
+      const deadline = new RequestDeadlines(client, performance.now());
+      deadline.beginAttempt(60_000, 'complete answer');
       let failLater!: (error: Error) => void;
       const call = new Promise<never>((_resolve, reject) => (failLater = reject));
       const raced = deadline.race(call);
@@ -81,43 +85,47 @@ describe('AttemptDeadline.race', () => {
   });
 });
 
-describe('AttemptDeadline.signal', () => {
-  it("aborts with the client's reason when the client leaves mid-attempt", () => {
+describe('RequestDeadlines.beginAttempt', () => {
+  it("aborts the attempt's signal with the client's reason when the client leaves mid-attempt", () => {
     const client = manualClientConnection();
-    const deadline = new AttemptDeadline(client, performance.now());
-    expect(deadline.signal.aborted).toBe(false);
+    const deadline = new RequestDeadlines(client, performance.now());
+    const signal = deadline.beginAttempt(60_000, 'complete answer');
+    expect(signal.aborted).toBe(false);
     const reason = client.leave();
-    expect(deadline.signal.aborted).toBe(true);
-    expect(deadline.signal.reason).toBe(reason);
+    expect(signal.aborted).toBe(true);
+    expect(signal.reason).toBe(reason);
     deadline.dispose();
   });
 
-  it("aborts with a timeout of its own, leaving the client's signal alone", async () => {
+  it('aborts with a timeout of its own, leaving the client alone, and the next attempt gets a fresh signal', async () => {
     const client = manualClientConnection();
-    const deadline = new AttemptDeadline(client, performance.now());
-    deadline.arm(1, 'complete answer');
+    const deadline = new RequestDeadlines(client, performance.now());
+    const first = deadline.beginAttempt(1, 'complete answer');
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(deadline.signal.aborted).toBe(true);
-    expect((deadline.signal.reason as Error).message).toMatch(/complete answer not within 1 ms/);
+    expect(first.aborted).toBe(true);
+    expect((first.reason as Error).message).toMatch(/complete answer not within 1 ms/);
     expect(client.lostReason).toBeUndefined();
+    const second = deadline.beginAttempt(60_000, 'complete answer');
+    expect(second.aborted).toBe(false);
     deadline.dispose();
   });
 
   it('stops listening to the client once disposed', () => {
     const client = manualClientConnection();
-    const deadline = new AttemptDeadline(client, performance.now());
+    const deadline = new RequestDeadlines(client, performance.now());
+    const signal = deadline.beginAttempt(60_000, 'complete answer');
     expect(client.listening).toBe(1);
     deadline.dispose();
     expect(client.listening).toBe(0);
     client.leave();
-    expect(deadline.signal.aborted).toBe(false);
+    expect(signal.aborted).toBe(false);
   });
 });
 
-describe('AttemptDeadline.arm', () => {
+describe('RequestDeadlines timers', () => {
   afterEach(() => jest.restoreAllMocks());
 
-  it('times whole milliseconds, never less than what is left, so attempts share timer lists', () => {
+  it('times whole milliseconds, never less than what is left, so requests share timer lists', () => {
     const delays: number[] = [];
     const realSetTimeout = global.setTimeout;
     jest.spyOn(global, 'setTimeout').mockImplementation(((callback: () => void, ms?: number) => {
@@ -126,9 +134,9 @@ describe('AttemptDeadline.arm', () => {
     }) as typeof setTimeout);
     // Accepted 2.25 ms ago: an exact remainder would be fractional.
     const acceptedAt = performance.now() - 2.25;
-    const deadline = new AttemptDeadline(manualClientConnection(), acceptedAt);
-    deadline.arm(30_000, 'complete answer');
-    deadline.arm(1, 'first token');
+    const deadline = new RequestDeadlines(manualClientConnection(), acceptedAt);
+    deadline.limitStream(30_000);
+    deadline.beginAttempt(1, 'first token');
     const armedAt = performance.now();
     deadline.dispose();
     expect(delays).toHaveLength(2);

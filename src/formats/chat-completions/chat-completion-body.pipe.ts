@@ -1,7 +1,7 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
-import { GatewayException } from '../common/errors/gateway.exception';
-import { sanitizeBody, shapeException } from '../common/validation/body-shape';
-import { isJsonObject } from '../common/validation/invalid-parameter';
+import { GatewayException } from '../../common/errors/gateway.exception';
+import { sanitizeBody, shapeException } from '../../common/validation/body-shape';
+import { isJsonObject } from '../../common/validation/invalid-parameter';
 import {
   CHAT_COMPLETION_FIELDS,
   CreateChatCompletionDto,

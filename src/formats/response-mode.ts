@@ -2,13 +2,12 @@ import type { Request } from 'express';
 import { isJsonObject } from '../common/validation/invalid-parameter';
 
 /**
- * The two handlers of `POST /v1/chat/completions`, one per response mode: Nest picks one per
- * request through custom versioning, its router's way of choosing among the handlers of one path
- * by any property of the request (`VersioningType.CUSTOM`, configured in app.setup.ts). Only the
- * streaming handler carries the SSE interceptor. A route with any interceptor runs every request
- * through Nest's interceptor chain (rxjs `defer`, `mergeAll`, `switchMap`, then `lastValueFrom`
- * on the result); with one handler for both modes a JSON answer paid for it too, about a sixth of
- * its CPU (docs/performance.md, "Twenty-first pass").
+ * The two handlers of a route that answers JSON or a stream (`POST /v1/chat/completions`), one
+ * per response mode: Nest picks one per request through custom versioning, its router's way of
+ * choosing among the handlers of one path by any property of the request (`VersioningType.CUSTOM`,
+ * configured in app.setup.ts). Only the streaming handler carries the SSE interceptor, so a JSON
+ * answer does not pay for Nest's interceptor chain. Any format whose body has a boolean `stream`
+ * can split its route the same way.
  */
 export const ResponseMode = { json: 'json', stream: 'stream' } as const;
 

@@ -1,4 +1,4 @@
-import { invalidParameter, isJsonObject } from '../../common/validation/invalid-parameter';
+import { invalidParameter, isJsonObject } from '../../../common/validation/invalid-parameter';
 import { ChatMessageDto, parseMessage } from './chat-message.dto';
 
 export interface StreamOptionsDto {

@@ -1,23 +1,31 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { clientConnection } from '../common/http/client-connection';
-import { responseHeaderSetter } from '../common/http/response-headers';
+import { clientConnection, type ClientConnection } from '../common/http/client-connection';
+import { responseHeaderSetter, type SetResponseHeaders } from '../common/http/response-headers';
 import type { RequestLogFields } from '../common/logging/pino-options';
+import type { VirtualKeyView } from '../keys/virtual-key.types';
 import { OUTCOME_RECORDED } from '../metrics/metrics.middleware';
 import type { CompletionOutcome } from '../usage/completion-outcome';
-import type { CompletionContext } from './completions.service';
+
+/** What the pipeline needs of the HTTP exchange, whatever the wire format. */
+export interface PipelineContext {
+  key: VirtualKeyView;
+  requestId: string;
+  /** The client's connection: whether it left before the response was complete. */
+  client: ClientConnection;
+  setHeaders: SetResponseHeaders;
+  /** Hears the outcome once it is known: the request's log line and the metrics read it. */
+  report?: (outcome: CompletionOutcome) => void;
+}
 
 /**
- * What CompletionsService needs of the HTTP exchange, as one handler parameter: the key the
- * guards authenticated, the request id, the client's connection (is it still there), a way to add
- * response headers, and where the outcome goes for the request's log line and the metrics.
- *
- * One parameter rather than one decorator each: Nest resolves every custom parameter through the
- * global pipes, one promise and pipe chain per parameter on every request (docs/performance.md,
- * "Sixth pass").
+ * The PipelineContext of the current request as one handler parameter: the key the guards
+ * authenticated, the request id, the client's connection, a way to add response headers, and
+ * where the outcome goes. One parameter rather than one decorator each, because Nest runs every
+ * custom parameter through the global pipes.
  */
-export const CompletionRequest = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): CompletionContext => {
+export const RequestContext = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): PipelineContext => {
     const http = context.switchToHttp();
     const request = http.getRequest<Request>();
     const response = http.getResponse<Response>();

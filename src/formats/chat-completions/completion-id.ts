@@ -1,4 +1,4 @@
-import { randomHex12 } from '../common/ids/random-hex';
+import { randomHex12 } from '../../common/ids/random-hex';
 
 /** `chatcmpl_<id>` as the contract spells it (underscore, not OpenAI's hyphen). */
 export function newCompletionId(): string {

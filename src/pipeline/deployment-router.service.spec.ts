@@ -1,17 +1,13 @@
 import { parseGatewayConfig } from '../config/gateway-config.loader';
 import { GatewayConfigService } from '../config/gateway-config.service';
-import { ConfigService } from '@nestjs/config';
 import { loadAppConfig } from '../config/app-config';
 import { AnthropicAdapter } from '../providers/anthropic/anthropic.adapter';
 import { OpenAiCompatibleAdapter } from '../providers/openai/openai.adapter';
 import { ProviderRegistry } from '../providers/provider-registry.service';
 import { UpstreamHttpClient } from '../providers/upstream-http.client';
-import { UpstreamError, upstreamErrorFromStatus } from '../common/errors/upstream.error';
 import { DeploymentHealthService } from './deployment-health.service';
-import { DeploymentRouter, isRetryable } from './deployment-router.service';
+import { DeploymentRouter } from './deployment-router.service';
 import { weightedOrder } from './weighted-order';
-import { manualClientConnection } from '../common/http/client-connection.fixture';
-import type { ProviderAdapter } from '../providers/provider-adapter.interface';
 
 describe('DeploymentRouter', () => {
   const config = new GatewayConfigService(
@@ -29,7 +25,7 @@ describe('DeploymentRouter', () => {
     ),
   );
   const setup = () => {
-    const health = new DeploymentHealthService();
+    const health = new DeploymentHealthService(loadAppConfig({}));
     return { health, router: new DeploymentRouter(config, new ProviderRegistry([]), health) };
   };
   const deployments = config.deploymentsFor('m')!;
@@ -61,7 +57,11 @@ describe('DeploymentRouter', () => {
       new AnthropicAdapter(http),
       new OpenAiCompatibleAdapter(http),
     ]);
-    const router = new DeploymentRouter(priced, registry, new DeploymentHealthService());
+    const router = new DeploymentRouter(
+      priced,
+      registry,
+      new DeploymentHealthService(loadAppConfig({})),
+    );
     const list = priced.deploymentsFor('m')!;
 
     const candidates = router.pricedCandidatesFor(list);
@@ -71,68 +71,6 @@ describe('DeploymentRouter', () => {
     expect(candidates[0].price).not.toBeNull();
     // Worked out once per deployment list of the loaded config, not per request.
     expect(router.pricedCandidatesFor(list)).toBe(candidates);
-  });
-
-  // A backoff of 5-10 s between attempts: a test would time out if it were waited out.
-  const slowBackoffRouter = () =>
-    new DeploymentRouter(
-      config,
-      new ProviderRegistry([{ provider: 'mock' } as unknown as ProviderAdapter]),
-      new DeploymentHealthService(),
-      new ConfigService({ ROUTER_BACKOFF_BASE_MS: 10_000, ROUTER_BACKOFF_MAX_MS: 10_000 }),
-    );
-
-  it('ends the backoff between two attempts as soon as the client leaves, listening no longer', async () => {
-    const router = slowBackoffRouter();
-    const client = manualClientConnection();
-    let calls = 0;
-    const routed = router.withFailover(deployments, client, async () => {
-      calls++;
-      throw new UpstreamError('unavailable', 'connection refused');
-    });
-    routed.catch(() => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(calls).toBe(1);
-    expect(client.listening).toBe(1);
-    const reason = client.leave();
-    await expect(routed).rejects.toBe(reason);
-    expect(calls).toBe(1);
-    expect(client.listening).toBe(0);
-  });
-
-  it('does not wait out a backoff for a client already gone', async () => {
-    const router = slowBackoffRouter();
-    const client = manualClientConnection();
-    let calls = 0;
-    const routed = router.withFailover(deployments, client, async () => {
-      calls++;
-      // The client leaves while the first attempt runs; the attempt fails as an aborted one would.
-      const reason = client.leave();
-      throw reason;
-    });
-    await expect(routed).rejects.toBe(client.lostReason);
-    expect(calls).toBe(1);
-  });
-
-  it('retries connection failures, timeouts, 429, 5xx and a refused provider key, never another 4xx', () => {
-    expect(isRetryable(new UpstreamError('unavailable', 'ECONNREFUSED'))).toBe(true);
-    expect(isRetryable(new UpstreamError('timeout', 'first token'))).toBe(true);
-    for (const status of [429, 500, 502, 503, 504, 401, 403, 408])
-      expect(isRetryable(upstreamErrorFromStatus(status, ''))).toBe(true);
-    for (const status of [400, 404, 409, 413, 422])
-      expect(isRetryable(upstreamErrorFromStatus(status, ''))).toBe(false);
-    expect(isRetryable(new Error('a bug'))).toBe(false);
-  });
-
-  it('backs off exponentially with jitter, and waits out a short Retry-After', () => {
-    const { router } = setup(); // base 25 ms, max 1000 ms, Retry-After up to 2000 ms
-    expect(router.delayBeforeAttempt(1, undefined, () => 0)).toBe(12.5);
-    expect(router.delayBeforeAttempt(1, undefined, () => 1)).toBe(25);
-    expect(router.delayBeforeAttempt(3, undefined, () => 1)).toBe(100);
-    expect(router.delayBeforeAttempt(10, undefined, () => 1)).toBe(1_000);
-    const rateLimited = (seconds: string) => upstreamErrorFromStatus(429, '', seconds);
-    expect(router.delayBeforeAttempt(1, rateLimited('2'), () => 0)).toBe(2_000);
-    expect(router.delayBeforeAttempt(1, rateLimited('30'), () => 0)).toBe(12.5);
   });
 
   it('plans the weighted deployments first and the standby last; cooling ones are left out', () => {

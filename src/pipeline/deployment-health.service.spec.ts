@@ -1,7 +1,9 @@
+import { loadAppConfig } from '../config/app-config';
 import { DeploymentHealthService } from './deployment-health.service';
 
 describe('DeploymentHealthService', () => {
-  const health = () => new DeploymentHealthService(); // threshold 3, cool-down 30 s
+  // The defaults: threshold 3, cool-down 30 s.
+  const health = () => new DeploymentHealthService(loadAppConfig({}));
 
   it('cools a deployment down after 3 consecutive failures; a success in between resets the count', () => {
     const h = health();

@@ -1,8 +1,5 @@
-import { Injectable, Optional } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
-
-const DEFAULT_FAILURE_THRESHOLD = 3;
-const DEFAULT_COOLDOWN_MS = 30_000;
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
 
 interface HealthState {
   consecutiveFailures: number;
@@ -35,10 +32,9 @@ export class DeploymentHealthService {
   readonly cooldownMs: number;
   private readonly states = new Map<string, HealthState>();
 
-  constructor(@Optional() config?: ConfigService) {
-    this.failureThreshold =
-      config?.get<number>('DEPLOYMENT_FAILURE_THRESHOLD') ?? DEFAULT_FAILURE_THRESHOLD;
-    this.cooldownMs = config?.get<number>('DEPLOYMENT_COOLDOWN_MS') ?? DEFAULT_COOLDOWN_MS;
+  constructor(config: AppConfig) {
+    this.failureThreshold = config.DEPLOYMENT_FAILURE_THRESHOLD;
+    this.cooldownMs = config.DEPLOYMENT_COOLDOWN_MS;
   }
 
   /** Whether a request may be routed to the deployment now (without claiming a probe). */

@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import type { DeploymentConfig } from '../config/gateway-config.types';
+import { TokenLimitsService } from '../limits/token-limits.service';
+import type { ReservableRequest } from '../limits/token-reservation';
+import { TeamsService } from '../teams/teams.service';
+import type { CanonicalRequest } from './canonical';
+import { DeploymentRouter } from './deployment-router.service';
+import { OutcomeService } from './outcome.service';
+import type { PipelineRun } from './pipeline-run';
+
+/**
+ * Whether a request may go upstream at all: its model exists and is allowed to the key and its
+ * team, and their token and dollar limits have room, which is then held for it (`run.reservation`,
+ * settled by the outcome). A refusal (404, 403, 429) is thrown before any upstream call.
+ */
+@Injectable()
+export class AdmissionService {
+  constructor(
+    private readonly router: DeploymentRouter,
+    private readonly tokenLimits: TokenLimitsService,
+    private readonly teams: TeamsService,
+    private readonly outcome: OutcomeService,
+  ) {}
+
+  /** The deployments the request may be routed to. */
+  async admit(run: PipelineRun): Promise<DeploymentConfig[]> {
+    const { key, setHeaders } = run.context;
+    try {
+      // Most keys have no team: no promise to wait on for them.
+      const team = key.teamId ? await this.teams.forKey(key) : null;
+      const deployments = this.router.deploymentsFor(run.request.model, key, team);
+      run.reservation = await this.tokenLimits.reserve(key, reservable(run.request), setHeaders, {
+        team,
+        candidates: this.router.pricedCandidatesFor(deployments),
+      });
+      return deployments;
+    } catch (error) {
+      this.outcome.refused(run, error);
+      throw error;
+    }
+  }
+}
+
+/** What the holds are worked out from: the prompt, the completion cap and the choices asked for. */
+function reservable({ messages, parameters }: CanonicalRequest): ReservableRequest {
+  return {
+    messages,
+    max_tokens: parameters.max_tokens as number | undefined,
+    max_completion_tokens: parameters.max_completion_tokens as number | undefined,
+    n: parameters.n as number | undefined,
+  };
+}
