@@ -3,8 +3,7 @@ import { VirtualKeyService } from '../src/keys/virtual-key.service';
 import { ADMIN_KEY, adminApi } from './support/admin';
 import { eventually } from './support/eventually';
 import { startTestApp, TestApp } from './support/test-app';
-
-const chat = (model = 'alpha-k3') => ({ model, messages: [{ role: 'user', content: 'hi' }] });
+import { chat, chatBody } from './support/chat';
 
 describe('admin API: authentication', () => {
   let gateway: TestApp;
@@ -40,7 +39,7 @@ describe('admin API: authentication', () => {
     const v1 = await request(gateway.url)
       .post('/v1/chat/completions')
       .set('Authorization', `Bearer ${ADMIN_KEY}`)
-      .send(chat());
+      .send(chatBody());
     expect(v1.status).toBe(401);
     expect(v1.body.error.code).toBe('invalid_api_key');
   });
@@ -72,11 +71,7 @@ describe('admin API: keys', () => {
   });
   afterAll(() => gateway.close());
 
-  const callWith = (secret: string, model = 'alpha-k3') =>
-    request(gateway.url)
-      .post('/v1/chat/completions')
-      .set('Authorization', `Bearer ${secret}`)
-      .send(chat(model));
+  const callWith = (secret: string, model = 'alpha-k3') => chat(gateway, secret, { model });
 
   it('creates a key, shows its secret once, and the secret works', async () => {
     const name = unique('created');
@@ -258,12 +253,7 @@ describe('admin API: usage', () => {
     };
     first = await create('usage-a');
     second = await create('usage-b');
-    const send = (secret: string, model: string) =>
-      request(gateway.url)
-        .post('/v1/chat/completions')
-        .set('Authorization', `Bearer ${secret}`)
-        .send(chat(model))
-        .expect(200);
+    const send = (secret: string, model: string) => chat(gateway, secret, { model }).expect(200);
     await send(first.secret, 'alpha-k3');
     await send(first.secret, 'alpha-k3');
     await send(first.secret, 'beta-v4-flash-0731');
@@ -455,7 +445,7 @@ describe('admin API: body size and rate limits', () => {
       const completion = await request(gateway.url)
         .post('/v1/chat/completions')
         .set('Authorization', `Bearer ${tenth.body.secret}`)
-        .send(chat());
+        .send(chatBody());
       expect(completion.status).toBe(200);
     } finally {
       await gateway.close();

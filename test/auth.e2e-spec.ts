@@ -3,8 +3,9 @@ import { Client } from 'pg';
 import request from 'supertest';
 import { VirtualKeyService } from '../src/keys/virtual-key.service';
 import { startTestApp, TestApp } from './support/test-app';
+import { chat, chatBody } from './support/chat';
 
-const body = { model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }] };
+const body = chatBody();
 
 describe('virtual keys: Bearer authentication against Postgres', () => {
   let gateway: TestApp;
@@ -96,11 +97,7 @@ describe('key lookups are cached', () => {
     const gateway = await startTestApp({ env: { KEY_CACHE_TTL_MS: '400' } });
     try {
       const key = await gateway.createKey({ name: `cached-${Date.now()}` });
-      const send = () =>
-        request(gateway.url)
-          .post('/v1/chat/completions')
-          .set('Authorization', `Bearer ${key}`)
-          .send(body);
+      const send = () => chat(gateway, key);
       expect((await send()).status).toBe(200);
       // Revoke behind the gateway's back, straight in the database.
       const database = new Client({ connectionString: process.env.DATABASE_URL });

@@ -1,8 +1,8 @@
 import OpenAI from 'openai';
 import type { ServerResponse } from 'node:http';
-import { FakeOpenAiUpstream, RecordedRequest } from './upstreams/openai-upstream';
-import { ANTHROPIC_TEST_KEY, FakeAnthropicUpstream } from './upstreams/anthropic-upstream';
-import { FakeGeminiUpstream, GEMINI_TEST_KEY } from './upstreams/gemini-upstream';
+import { FakeOpenAiUpstream, RecordedRequest } from './support/upstreams/openai-upstream';
+import { ANTHROPIC_TEST_KEY, FakeAnthropicUpstream } from './support/upstreams/anthropic-upstream';
+import { FakeGeminiUpstream, GEMINI_TEST_KEY } from './support/upstreams/gemini-upstream';
 import { startTestApp, TestApp } from './support/test-app';
 
 // `n`, `logprobs` and `top_logprobs`: passed to OpenAI-compatible deployments with every choice and

@@ -2,7 +2,6 @@ import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { Client } from 'pg';
-import request from 'supertest';
 import { loadAppConfig } from '../src/config/app-config';
 import { CliModule } from '../src/cli/cli.module';
 import { createKey, listKeys, revokeKey, rotateKey, seedKeys } from '../src/cli/commands';
@@ -16,6 +15,7 @@ import {
 } from '../src/cli/spend-commands';
 import { eventually } from './support/eventually';
 import { startTestApp, TestApp } from './support/test-app';
+import { chat, chatBody } from './support/chat';
 
 describe('key management CLI (same service as the gateway)', () => {
   let cli: INestApplicationContext;
@@ -23,11 +23,7 @@ describe('key management CLI (same service as the gateway)', () => {
   let lines: string[];
   const io = { out: (text: string) => void lines.push(text) };
   const unique = `${Date.now()}`;
-  const ask = (key: string) =>
-    request(gateway.url)
-      .post('/v1/chat/completions')
-      .set('Authorization', `Bearer ${key}`)
-      .send({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }] });
+  const ask = (key: string) => chat(gateway, key);
 
   beforeAll(async () => {
     cli = await NestFactory.createApplicationContext(
@@ -211,11 +207,7 @@ describe('teams and spend on the CLI (docs/spend.md)', () => {
   let lines: string[];
   const io = { out: (text: string) => void lines.push(text) };
   const unique = `${Date.now()}`;
-  const ask = (key: string) =>
-    request(gateway.url)
-      .post('/v1/chat/completions')
-      .set('Authorization', `Bearer ${key}`)
-      .send({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hi there' }] });
+  const ask = (key: string) => chat(gateway, key, chatBody('alpha-k3', 'hi there'));
 
   beforeAll(async () => {
     cli = await NestFactory.createApplicationContext(

@@ -1,6 +1,11 @@
 import OpenAI from 'openai';
 import request from 'supertest';
-import { completion, errorResponse, FakeOpenAiUpstream, hang } from './upstreams/openai-upstream';
+import {
+  completion,
+  errorResponse,
+  FakeOpenAiUpstream,
+  hang,
+} from './support/upstreams/openai-upstream';
 import { startTestApp, TestApp } from './support/test-app';
 
 describe('POST /v1/chat/completions (non-streaming) through an OpenAI-compatible upstream', () => {

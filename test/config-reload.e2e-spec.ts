@@ -1,33 +1,28 @@
-import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import request from 'supertest';
 import { ADMIN_KEY } from './support/admin';
+import { BuiltGateway, spawnBuiltGateway } from './support/built-gateway';
 import { compileGateway } from './support/compile-gateway';
+import { chatBody } from './support/chat';
+import { waitUntil } from './support/eventually';
 
-const ROOT = join(__dirname, '..');
 const mock = (extra: Record<string, unknown> = {}) => ({
   provider: 'mock',
   chunk_delay_ms: 5,
   ...extra,
 });
-const until = async (check: () => boolean, ms = 60_000) => {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > ms) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
 
 /**
  * A real process (`node dist/main.js`): SIGHUP must reach the gateway's own handler, and jest's
  * sandboxed `process` object does not receive real signals.
  */
 describe('hot reload of GATEWAY_CONFIG (built gateway)', () => {
-  let child: ChildProcessWithoutNullStreams;
-  let stdout = '';
+  let gateway: BuiltGateway;
+  let child: BuiltGateway['child'];
+  const stdout = () => gateway.output.stdout;
   let url: string;
   let client: OpenAI;
   let file: string;
@@ -35,53 +30,33 @@ describe('hot reload of GATEWAY_CONFIG (built gateway)', () => {
     writeFileSync(file, JSON.stringify({ models })); // JSON is YAML
   const reload = () =>
     request(url).post('/admin/config/reload').set('Authorization', `Bearer ${ADMIN_KEY}`);
-  const chat = (model: string) =>
-    client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
+  const complete = (model: string) => client.chat.completions.create(chatBody(model));
 
   beforeAll(async () => {
     compileGateway();
     const dir = mkdtempSync(join(tmpdir(), 'gateway-reload-'));
     file = join(dir, 'gateway.yaml');
     write({ 'alpha-k3': [mock()] });
-    child = spawn(process.execPath, ['dist/main.js'], {
-      cwd: ROOT,
-      // Logs are JSON lines on stdout; stderr only carries a failed start, which `until` reports.
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: {
-        PATH: process.env.PATH,
-        NO_COLOR: '1',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        GATEWAY_DATA_DIR: join(dir, 'data'),
-        GATEWAY_CONFIG: file,
-        ADMIN_API_KEY: ADMIN_KEY,
-        ADMIN_RATE_LIMIT: '1000',
-        KEY_RPM_LIMIT: '1000000', // the load below is far above the default 100 per minute
-      },
+    // Logs are JSON lines on stdout.
+    gateway = spawnBuiltGateway({
+      NO_COLOR: '1',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      GATEWAY_DATA_DIR: join(dir, 'data'),
+      GATEWAY_CONFIG: file,
+      ADMIN_API_KEY: ADMIN_KEY,
+      ADMIN_RATE_LIMIT: '1000',
+      KEY_RPM_LIMIT: '1000000', // the load below is far above the default 100 per minute
     });
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    await until(
-      () =>
-        /gateway listening on (http:\S+)\/v1/.test(stdout) &&
-        /Demo virtual key: (gk-\S+)/.test(stdout),
-    );
-    url = /gateway listening on (http:\S+)\/v1/.exec(stdout)![1];
-    client = new OpenAI({
-      apiKey: /Demo virtual key: (gk-\S+)/.exec(stdout)![1],
-      baseURL: `${url}/v1`,
-      maxRetries: 0,
-    });
+    child = gateway.child;
+    url = await gateway.listening();
+    client = new OpenAI({ apiKey: await gateway.demoKey(), baseURL: `${url}/v1`, maxRetries: 0 });
   }, 120_000);
 
-  afterAll(async () => {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('close', resolve));
-    }
-  });
+  afterAll(() => gateway.stop());
 
   it('serves a new model right after POST /admin/config/reload', async () => {
-    await expect(chat('beta-new')).rejects.toMatchObject({ status: 404 });
+    await expect(complete('beta-new')).rejects.toMatchObject({ status: 404 });
     write({ 'alpha-k3': [mock()], 'beta-new': [mock()] });
     const response = await reload();
     expect(response.status).toBe(200);
@@ -90,7 +65,7 @@ describe('hot reload of GATEWAY_CONFIG (built gateway)', () => {
       source: file,
       models: ['alpha-k3', 'beta-new'],
     });
-    expect((await chat('beta-new')).model).toBe('beta-new');
+    expect((await complete('beta-new')).model).toBe('beta-new');
   });
 
   it('reloads on SIGHUP within a second, and the process stays up', async () => {
@@ -99,7 +74,7 @@ describe('hot reload of GATEWAY_CONFIG (built gateway)', () => {
     const started = Date.now();
     let answer: OpenAI.ChatCompletion | undefined;
     while (!answer && Date.now() - started < 1000)
-      answer = await chat('gamma-hup').catch(() => undefined);
+      answer = await complete('gamma-hup').catch(() => undefined);
     expect(answer?.model).toBe('gamma-hup');
     expect(child.exitCode).toBeNull();
   });
@@ -114,14 +89,16 @@ describe('hot reload of GATEWAY_CONFIG (built gateway)', () => {
     writeFileSync(file, 'models: [unclosed');
     child.kill('SIGHUP');
     // JSON log lines on stdout (pino): one error line per failed reload.
-    await until(() => (stdout.match(/Config reload failed/g) ?? []).length >= 2, 5_000);
-    const lines = stdout.split('\n').filter((line) => line.includes('Config reload failed'));
+    await waitUntil(() => (stdout().match(/Config reload failed/g) ?? []).length >= 2, 5_000, 20);
+    const lines = stdout()
+      .split('\n')
+      .filter((line) => line.includes('Config reload failed'));
     expect(lines).toHaveLength(2);
     for (const line of lines) expect(JSON.parse(line)).toMatchObject({ level: 50 });
     expect(lines[0]).toMatch(/keeping the running config .*timout_ms/);
     expect(lines[1]).toContain(file);
     expect(child.exitCode).toBeNull();
-    expect((await chat('gamma-hup')).model).toBe('gamma-hup');
+    expect((await complete('gamma-hup')).model).toBe('gamma-hup');
   });
 
   it('drops no request or stream while reloading several times under load', async () => {
@@ -143,7 +120,7 @@ describe('hot reload of GATEWAY_CONFIG (built gateway)', () => {
             for await (const chunk of chunks) if (chunk.choices[0]?.finish_reason) finished = true;
             if (!finished) throw new Error('stream ended without finish_reason');
           } else {
-            await chat('alpha-k3');
+            await complete('alpha-k3');
           }
           completed++;
         } catch (error) {
@@ -168,7 +145,7 @@ describe('hot reload of GATEWAY_CONFIG (built gateway)', () => {
     await Promise.all(workers);
     expect(failures).toEqual([]);
     expect(completed).toBeGreaterThan(20);
-    expect(stdout.match(/Reloaded \d+ public model/g)?.length).toBeGreaterThanOrEqual(8);
+    expect(stdout().match(/Reloaded \d+ public model/g)?.length).toBeGreaterThanOrEqual(8);
     expect(child.exitCode).toBeNull();
   }, 30_000);
 });

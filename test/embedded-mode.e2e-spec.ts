@@ -9,6 +9,7 @@ import { EMBEDDED_SETTINGS, EmbeddedPostgres } from '../src/database/embedded-po
 import { ADMIN_KEY, adminApi } from './support/admin';
 import { eventually } from './support/eventually';
 import { startTestApp, TestApp } from './support/test-app';
+import { chat } from './support/chat';
 
 /**
  * Without DATABASE_URL the gateway runs on the embedded PGlite: the partitioned usage table,
@@ -39,11 +40,7 @@ describe('embedded database (PGlite)', () => {
     const admin = adminApi(gateway.url);
     const created = await admin.post('/keys', { name: 'embedded' });
     expect(created.status).toBe(201);
-    const send = () =>
-      request(gateway.url)
-        .post('/v1/chat/completions')
-        .set('Authorization', `Bearer ${created.body.secret}`)
-        .send({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }] });
+    const send = () => chat(gateway, created.body.secret);
     expect((await send()).status).toBe(200);
     await eventually(
       async () =>

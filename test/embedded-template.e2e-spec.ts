@@ -1,35 +1,27 @@
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { maintainedMonths, partitionName } from '../src/usage/usage-partitions.service';
+import { BuiltGateway, spawnBuiltGateway } from './support/built-gateway';
 import { compileGateway } from './support/compile-gateway';
 
 const ROOT = join(__dirname, '..');
 
-/** Starts the built gateway on a data folder and resolves with its URL, demo key and output. */
-const running = new Set<ChildProcess>();
-afterEach(() => running.forEach((child) => child.kill('SIGKILL')));
+/** Starts the built gateway on a data folder: its URL and demo key once ready, and its output. */
+const running = new Set<BuiltGateway>();
+afterEach(() => running.forEach((gateway) => gateway.child.kill('SIGKILL')));
 
 function start(dataDir: string) {
-  const child = spawn(process.execPath, ['dist/main.js'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', GATEWAY_DATA_DIR: dataDir },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  running.add(child);
-  child.once('exit', () => running.delete(child));
-  let stdout = '';
-  const ready = new Promise<{ url: string; key?: string }>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const url = /gateway listening on (http:\S+)\/v1/.exec(stdout)?.[1];
-      if (url) resolve({ url, key: /Demo virtual key: (gk-\S+)/.exec(stdout)?.[1] });
-    });
-    child.on('close', (code) => reject(new Error(`gateway exited with ${code}: ${stdout}`)));
-  });
-  return { child, ready, output: () => stdout };
+  const gateway = spawnBuiltGateway({ HOST: '127.0.0.1', PORT: '0', GATEWAY_DATA_DIR: dataDir });
+  running.add(gateway);
+  gateway.child.once('exit', () => running.delete(gateway));
+  const ready = gateway.listening().then((url) => ({
+    url,
+    key: /Demo virtual key: (gk-\S+)/.exec(gateway.output.stdout)?.[1],
+  }));
+  return { child: gateway.child, ready, output: () => gateway.output.stdout };
 }
 
 /** usage_records_YYYY_MM of this UTC month and the next two, as partition maintenance keeps them. */

@@ -1,23 +1,14 @@
 import OpenAI from 'openai';
 import request from 'supertest';
 import { MockAdapter } from '../src/providers/mock/mock.adapter';
-import { completion, errorResponse, FakeOpenAiUpstream, hang } from './upstreams/openai-upstream';
+import {
+  completion,
+  errorResponse,
+  FakeOpenAiUpstream,
+  hang,
+} from './support/upstreams/openai-upstream';
 import { startTestApp, TestApp } from './support/test-app';
-
-const ENVELOPE_KEYS = ['code', 'message', 'param', 'source', 'type'];
-
-function expectEnvelope(body: any, status: number, code: string, param: string | null = null) {
-  expect(Object.keys(body)).toEqual(['error']);
-  expect(Object.keys(body.error).sort()).toEqual(ENVELOPE_KEYS);
-  expect(body.error.code).toBe(code);
-  expect(body.error.param).toBe(param);
-  expect(typeof body.error.message).toBe('string');
-  expect(body.error.message.length).toBeGreaterThan(0);
-  expect(typeof body.error.type).toBe('string');
-  // `source` says whose failure it is: the provider's codes are the upstream ones.
-  expect(body.error.source).toBe(/^(upstream_|context_length)/.test(code) ? 'upstream' : 'gateway');
-  void status;
-}
+import { expectEnvelope } from './support/envelope';
 
 describe('every error answers in the envelope with the right status', () => {
   let upstream: FakeOpenAiUpstream;
@@ -159,7 +150,7 @@ describe('every error answers in the envelope with the right status', () => {
   ])('400 invalid_parameter for %s, naming the field', async (_case, body, param) => {
     const response = await post(body);
     expect(response.status).toBe(400);
-    expectEnvelope(response.body, 400, 'invalid_parameter', param);
+    expectEnvelope(response.body, 'invalid_parameter', { param });
     expect(response.body.error.type).toBe('invalid_request_error');
   });
 
@@ -219,7 +210,7 @@ describe('every error answers in the envelope with the right status', () => {
       expect(Buffer.byteLength(body)).toBeLessThan(MiB);
       const response = await post(body);
       expect(response.status).toBe(400);
-      expectEnvelope(response.body, 400, 'invalid_parameter', param);
+      expectEnvelope(response.body, 'invalid_parameter', { param });
       expect(response.body.error.message).toContain(problem);
     });
 
@@ -291,13 +282,13 @@ describe('every error answers in the envelope with the right status', () => {
       'Content-Type': 'application/json; charset=utf-16le',
     });
     expect(response.status).toBe(415);
-    expectEnvelope(response.body, 415, 'unsupported_media_type');
+    expectEnvelope(response.body, 'unsupported_media_type');
   });
 
   it('400 invalid_json for malformed JSON', async () => {
     const response = await post('{"model": "alpha-k3", "messages": [');
     expect(response.status).toBe(400);
-    expectEnvelope(response.body, 400, 'invalid_json');
+    expectEnvelope(response.body, 'invalid_json');
   });
 
   it.each([['[]'], ['"text"'], ['42'], ['null']])(
@@ -312,7 +303,7 @@ describe('every error answers in the envelope with the right status', () => {
   it('401 when the key is missing, with the envelope the openai client reads', async () => {
     const response = await request(gateway.url).post('/v1/chat/completions').send(valid);
     expect(response.status).toBe(401);
-    expectEnvelope(response.body, 401, 'missing_api_key');
+    expectEnvelope(response.body, 'missing_api_key');
     const client = new OpenAI({
       apiKey: 'gk-not-a-real-key-but-well-formed',
       baseURL: `${gateway.url}/v1`,
@@ -326,10 +317,10 @@ describe('every error answers in the envelope with the right status', () => {
   it('404 for an unknown route and for an unknown model', async () => {
     const route = await request(gateway.url).get('/v1/no-such-route');
     expect(route.status).toBe(404);
-    expectEnvelope(route.body, 404, 'not_found');
+    expectEnvelope(route.body, 'not_found');
     const model = await post({ ...valid, model: 'gpt-imaginary' });
     expect(model.status).toBe(404);
-    expectEnvelope(model.body, 404, 'model_not_found', 'model');
+    expectEnvelope(model.body, 'model_not_found', { param: 'model' });
     const client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
     await expect(
       client.chat.completions.create({ ...valid, model: 'gpt-imaginary' } as never),
@@ -346,7 +337,7 @@ describe('every error answers in the envelope with the right status', () => {
       .set('Authorization', `Bearer ${restricted}`)
       .send({ ...valid, model: 'gpt-imaginary' });
     expect(response.status).toBe(404);
-    expectEnvelope(response.body, 404, 'model_not_found', 'model');
+    expectEnvelope(response.body, 'model_not_found', { param: 'model' });
     expect(response.body.error.message).toBe(
       'The model `gpt-imaginary` does not exist. Available models: beta-v4-flash-0731.',
     );
@@ -362,7 +353,7 @@ describe('every error answers in the envelope with the right status', () => {
     expect(under.status).toBe(200);
     const over = await post(filler(1024 * 1024 - overhead + 1));
     expect(over.status).toBe(413);
-    expectEnvelope(over.body, 413, 'request_too_large');
+    expectEnvelope(over.body, 'request_too_large');
   });
 
   it.each([
@@ -372,7 +363,7 @@ describe('every error answers in the envelope with the right status', () => {
   ])('415 for Content-Type %s', async (type) => {
     const response = await post(JSON.stringify(valid), { 'Content-Type': type });
     expect(response.status).toBe(415);
-    expectEnvelope(response.body, 415, 'unsupported_media_type');
+    expectEnvelope(response.body, 'unsupported_media_type');
   });
 
   it('502 when the provider fails, without its raw error body', async () => {
@@ -383,7 +374,7 @@ describe('every error answers in the envelope with the right status', () => {
     );
     const response = await post(valid);
     expect(response.status).toBe(502);
-    expectEnvelope(response.body, 502, 'upstream_error');
+    expectEnvelope(response.body, 'upstream_error');
     expect(JSON.stringify(response.body)).not.toContain('db-shard-7');
   });
 
@@ -395,7 +386,7 @@ describe('every error answers in the envelope with the right status', () => {
     );
     const response = await post(valid);
     expect(response.status).toBe(502);
-    expectEnvelope(response.body, 502, 'upstream_auth_failed');
+    expectEnvelope(response.body, 'upstream_auth_failed');
     expect(JSON.stringify(response.body)).not.toContain('sk-upst');
   });
 
@@ -406,13 +397,13 @@ describe('every error answers in the envelope with the right status', () => {
     });
     const response = await post(valid);
     expect(response.status).toBe(502);
-    expectEnvelope(response.body, 502, 'upstream_error');
+    expectEnvelope(response.body, 'upstream_error');
   });
 
   it('502 when the provider cannot be reached', async () => {
     const response = await post({ ...valid, model: 'beta-v4-pro-0813' });
     expect(response.status).toBe(502);
-    expectEnvelope(response.body, 502, 'upstream_error');
+    expectEnvelope(response.body, 'upstream_error');
   });
 
   it('429 with the provider Retry-After when the provider rate limits', async () => {
@@ -420,7 +411,7 @@ describe('every error answers in the envelope with the right status', () => {
     const response = await post(valid);
     expect(response.status).toBe(429);
     expect(response.headers['retry-after']).toBe('7');
-    expectEnvelope(response.body, 429, 'upstream_rate_limited');
+    expectEnvelope(response.body, 'upstream_rate_limited');
   });
 
   it('429 with a Retry-After even when the provider sent none', async () => {
@@ -433,20 +424,20 @@ describe('every error answers in the envelope with the right status', () => {
   it('400 for a body whose Content-Encoding does not match it, not a 500', async () => {
     const response = await post(JSON.stringify(valid), { 'Content-Encoding': 'gzip' });
     expect(response.status).toBe(400);
-    expectEnvelope(response.body, 400, 'invalid_body');
+    expectEnvelope(response.body, 'invalid_body');
   });
 
   it('504 when the provider does not answer in time', async () => {
     upstream.next(hang());
     const response = await post(valid);
     expect(response.status).toBe(504);
-    expectEnvelope(response.body, 504, 'upstream_timeout');
+    expectEnvelope(response.body, 'upstream_timeout');
   });
 
   it('500 with a generic message for a bug, the detail only in the log', async () => {
     const response = await post({ ...valid, model: 'beta-v4-flash-0731' });
     expect(response.status).toBe(500);
-    expectEnvelope(response.body, 500, 'internal_error');
+    expectEnvelope(response.body, 'internal_error');
     expect(response.body.error.message).not.toContain('secret internals');
     expect(response.body.error.message).toContain(response.headers['x-request-id']);
   });

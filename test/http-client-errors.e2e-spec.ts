@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import request from 'supertest';
 import { startTestApp, TestApp } from './support/test-app';
+import { expectEnvelope } from './support/envelope';
 
 interface RawResponse {
   status: number;
@@ -31,20 +32,15 @@ function sendRaw(url: string, bytes: string): Promise<RawResponse> {
   });
 }
 
-function expectEnvelope(response: RawResponse, status: number, code: string): void {
+function expectRawEnvelope(response: RawResponse, status: number, code: string): void {
   expect(response.status).toBe(status);
   expect(response.headers['content-type']).toMatch(/^application\/json/);
   expect(response.headers['x-request-id']).toMatch(/^req_[0-9a-f]{24}$/);
   expect(Number(response.headers['content-length'])).toBe(Buffer.byteLength(response.body));
-  const body = JSON.parse(response.body);
-  expect(body).toEqual({
-    error: {
-      message: expect.any(String),
-      type: 'invalid_request_error',
-      param: null,
-      code,
-      source: 'gateway',
-    },
+  expectEnvelope(JSON.parse(response.body), code, {
+    message: expect.any(String),
+    type: 'invalid_request_error',
+    source: 'gateway',
   });
 }
 
@@ -61,7 +57,7 @@ describe("errors Node's HTTP server answers itself are in the envelope too", () 
       gateway.url,
       `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
     );
-    expectEnvelope(response, 431, 'headers_too_large');
+    expectRawEnvelope(response, 431, 'headers_too_large');
   });
 
   it('400 malformed_request for a Content-Length that is not a number', async () => {
@@ -69,12 +65,12 @@ describe("errors Node's HTTP server answers itself are in the envelope too", () 
       gateway.url,
       'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}',
     );
-    expectEnvelope(response, 400, 'malformed_request');
+    expectRawEnvelope(response, 400, 'malformed_request');
   });
 
   it('400 malformed_request for a malformed request line', async () => {
     const response = await sendRaw(gateway.url, 'HELLO THERE\r\n\r\n');
-    expectEnvelope(response, 400, 'malformed_request');
+    expectRawEnvelope(response, 400, 'malformed_request');
   });
 
   it('417 expectation_failed for an Expect other than 100-continue', async () => {
@@ -82,7 +78,7 @@ describe("errors Node's HTTP server answers itself are in the envelope too", () 
       gateway.url,
       'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nExpect: 100-foo\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
     );
-    expectEnvelope(response, 417, 'expectation_failed');
+    expectRawEnvelope(response, 417, 'expectation_failed');
   });
 
   it('415 naming an unsupported Content-Encoding', async () => {

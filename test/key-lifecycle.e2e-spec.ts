@@ -1,12 +1,11 @@
 import OpenAI from 'openai';
 import { Client } from 'pg';
-import request from 'supertest';
 import { listenerName } from '../src/auth/key-change-listener.service';
 import { ADMIN_KEY, adminApi } from './support/admin';
 import { eventually, sleep } from './support/eventually';
 import { startTestApp, TestApp } from './support/test-app';
+import { chat, chatBody } from './support/chat';
 
-const chat = (model = 'alpha-k3') => ({ model, messages: [{ role: 'user', content: 'hi' }] });
 // A cache that would hide any change for a minute: whatever is seen sooner came from a notification.
 const LONG_CACHE = {
   ADMIN_API_KEY: ADMIN_KEY,
@@ -30,10 +29,7 @@ describe('key lifecycle across two gateway instances', () => {
   });
 
   const callWith = (gateway: TestApp, secret: string, model = 'alpha-k3') =>
-    request(gateway.url)
-      .post('/v1/chat/completions')
-      .set('Authorization', `Bearer ${secret}`)
-      .send(chat(model));
+    chat(gateway, secret, { model });
 
   it('a key revoked through one instance is refused by the other within a second', async () => {
     const created = await adminApi(one.url).post('/keys', { name: unique('revoked-everywhere') });
@@ -157,7 +153,7 @@ describe('key lifecycle across two gateway instances', () => {
       param: 'model',
     });
     const streamed = await callWith(two, created.body.secret, 'beta-v4-flash-0731').send({
-      ...chat('beta-v4-flash-0731'),
+      ...chatBody('beta-v4-flash-0731'),
       stream: true,
     });
     expect(streamed.status).toBe(403);

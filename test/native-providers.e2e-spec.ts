@@ -7,14 +7,14 @@ import {
   invalidRequest,
   overloaded,
   rateLimited,
-} from './upstreams/anthropic-upstream';
+} from './support/upstreams/anthropic-upstream';
 import {
   FakeGeminiUpstream,
   geminiAnswer,
   GEMINI_TEST_KEY,
   invalidArgument,
   unavailable,
-} from './upstreams/gemini-upstream';
+} from './support/upstreams/gemini-upstream';
 import { startTestApp, TestApp } from './support/test-app';
 
 // The Anthropic and Gemini adapters end to end: the official openai client talks to the gateway,

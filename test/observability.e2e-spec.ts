@@ -1,12 +1,11 @@
-import { spawn, ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { completion, errorResponse, FakeOpenAiUpstream } from './upstreams/openai-upstream';
+import { completion, errorResponse, FakeOpenAiUpstream } from './support/upstreams/openai-upstream';
+import { BuiltGateway, spawnBuiltGateway } from './support/built-gateway';
 import { compileGateway } from './support/compile-gateway';
 
-const ROOT = join(__dirname, '..');
 const ADMIN_KEY = 'admin-SECRET-do-not-log-0123456789';
 const PROVIDER_KEY = 'sk-provider-SECRET-do-not-log-42';
 const METRICS_TOKEN = 'metrics-SECRET-token-0123456789';
@@ -45,14 +44,14 @@ function sampleValue(
 
 describe('JSON logs and Prometheus metrics of the built gateway (real process)', () => {
   let upstream: FakeOpenAiUpstream;
-  let child: ChildProcessWithoutNullStreams;
-  let stdout = '';
-  let stderr = '';
+  let gateway: BuiltGateway;
+  let child: BuiltGateway['child'];
+  const stdout = () => gateway.output.stdout;
   let url: string;
   let virtualKey = 'unset';
 
   const logLines = () =>
-    stdout
+    stdout()
       .split('\n')
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as Record<string, any>);
@@ -62,7 +61,7 @@ describe('JSON logs and Prometheus metrics of the built gateway (real process)',
       if (line) return line;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    throw new Error(`no log line for request ${id}; stdout:\n${stdout}`);
+    throw new Error(`no log line for request ${id}; stdout:\n${stdout()}`);
   };
   const scrape = async (token?: string) =>
     fetch(`${url}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
@@ -76,32 +75,22 @@ describe('JSON logs and Prometheus metrics of the built gateway (real process)',
       configPath,
       `models:\n  obs-model:\n    - provider: openai\n      name: obs-deployment\n      base_url: ${upstream.url}\n      api_key: ${PROVIDER_KEY}\n      model: gpt-test\n      price: { input: '2', output: '10' }\n`,
     );
-    child = spawn(process.execPath, ['dist/main.js'], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH,
-        HOST: '127.0.0.1',
-        PORT: '0',
-        LOG_LEVEL: 'log',
-        GATEWAY_DATA_DIR: join(dir, 'data'),
-        GATEWAY_CONFIG: configPath,
-        ADMIN_API_KEY: ADMIN_KEY,
-        METRICS_TOKEN,
-      },
+    gateway = spawnBuiltGateway({
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'log',
+      GATEWAY_DATA_DIR: join(dir, 'data'),
+      GATEWAY_CONFIG: configPath,
+      ADMIN_API_KEY: ADMIN_KEY,
+      METRICS_TOKEN,
     });
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    for (let i = 0; i < 300 && !/gateway listening on (http:\/\/\S+)\/v1/.test(stdout); i++)
-      await new Promise((r) => setTimeout(r, 100));
-    url = /gateway listening on (http:\/\/\S+)\/v1/.exec(stdout)![1];
+    child = gateway.child;
+    url = await gateway.listening();
   }, 120_000);
 
   afterAll(async () => {
     // The last test stops the gateway itself.
-    if (child && child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('close', resolve));
-    }
+    await gateway?.stop();
     await upstream?.close();
   });
 
@@ -274,7 +263,7 @@ describe('JSON logs and Prometheus metrics of the built gateway (real process)',
   });
 
   it('never writes an admin key, a provider key or a virtual key to its output', () => {
-    const output = stdout + stderr;
+    const output = gateway.output.stdout + gateway.output.stderr;
     expect(output).toContain('obs-401-check'); // the log was captured at all
     for (const secret of [ADMIN_KEY, PROVIDER_KEY, METRICS_TOKEN, WRONG_KEY, virtualKey])
       expect(output).not.toContain(secret);

@@ -1,37 +1,14 @@
 import { Logger } from '@nestjs/common';
 import request from 'supertest';
+import { chat } from './support/chat';
+import { logged } from './support/logs';
 import { TcpProxy } from './support/tcp-proxy';
 import { startTestApp, TestApp } from './support/test-app';
+import { waitUntil } from './support/eventually';
 
 // Postgres behind a network that drops packets (no RST, no FIN): every wait on it must be
 // bounded. "Postgres" is a TCP proxy in front of the machine's Postgres that the test makes
 // swallow every byte, then forward again.
-
-function chat(app: TestApp, key: string) {
-  return request(app.url)
-    .post('/v1/chat/completions')
-    .set('Authorization', `Bearer ${key}`)
-    .send({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }] });
-}
-
-function logged(spy: jest.SpyInstance, text: string): string[] {
-  return spy.mock.calls
-    .map(([message]) => String(message))
-    .filter((message) => message.includes(text));
-}
-
-async function within(
-  timeoutMs: number,
-  condition: () => boolean | Promise<boolean>,
-): Promise<number> {
-  const started = Date.now();
-  while (!(await condition())) {
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return Date.now() - started;
-}
 
 async function ready(app: TestApp): Promise<number> {
   return (await request(app.url).get('/health/ready').timeout(10_000)).status;
@@ -95,7 +72,7 @@ describe('when Postgres drops packets', () => {
     expect(Date.now() - next).toBeLessThan(300);
 
     // Readiness answers 503 within 5 s of the outage, each probe itself bounded.
-    await within(5_000, async () => (await ready(gateway)) === 503);
+    await waitUntil(async () => (await ready(gateway)) === 503, 5_000, 50);
     expect(Date.now() - outage).toBeLessThan(5_000);
 
     // A key not cached needs the database: 503, and one log line for many of them.
@@ -108,29 +85,32 @@ describe('when Postgres drops packets', () => {
     expect(logged(errors, 'service_unavailable')).toHaveLength(1);
 
     // The listener notices its dead connection by itself, well before TCP would.
-    await within(
-      5_000,
+    await waitUntil(
       () => logged(warnings, 'key change listener lost its connection').length > 0,
+      5_000,
+      50,
     );
     // ...and keeps trying, quietly, while the database stays away.
-    await within(
-      5_000,
+    await waitUntil(
       () => logged(debugs, 'key change listener lost its connection').length >= 2,
+      5_000,
+      50,
     );
 
     proxy.restore();
     console.log(`listener noticed the outage after ${Date.now() - outage} ms`);
-    const recovery = await within(
-      10_000,
+    const recovery = await waitUntil(
       () => logged(infos, 'listening for key changes again').length > 0,
+      10_000,
+      50,
     );
     expect(recovery).toBeLessThan(10_000);
     console.log(`listener back ${recovery} ms after recovery`);
-    await within(5_000, async () => (await ready(gateway)) === 200);
+    await waitUntil(async () => (await ready(gateway)) === 200, 5_000, 50);
     // One warning for the whole outage, however many attempts it took.
     expect(logged(warnings, 'key change listener lost its connection')).toHaveLength(1);
     // The usage flush retried every second: one line, then the count when writes succeed again.
-    await within(3_000, () => logged(infos, 'usage records are written again').length > 0);
+    await waitUntil(() => logged(infos, 'usage records are written again').length > 0, 3_000, 50);
     expect(
       logged(errors, 'could not write').filter(
         (line) => !line.includes('more failed usage write(s)'),

@@ -23,14 +23,14 @@ import {
   FakeAnthropicUpstream,
   overloaded,
   rateLimited,
-} from './upstreams/anthropic-upstream';
+} from './support/upstreams/anthropic-upstream';
 import {
   FakeGeminiUpstream,
   geminiAnswer,
   GEMINI_TEST_KEY,
   rateLimited as geminiRateLimited,
   unavailable,
-} from './upstreams/gemini-upstream';
+} from './support/upstreams/gemini-upstream';
 
 // The fake Anthropic and Gemini servers checked against the pure mapping functions over real HTTP:
 // what the mappings send is accepted, what the fakes answer (streams cut at awkward bytes included)

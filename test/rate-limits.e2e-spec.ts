@@ -1,22 +1,15 @@
 import OpenAI, { RateLimitError } from 'openai';
-import request from 'supertest';
 import { formatDuration } from '../src/limits/rate-limit-headers';
+import { chat } from './support/chat';
 import { testRedisNamespace, TEST_REDIS_URL } from './support/redis';
 import { startTestApp, TestApp } from './support/test-app';
-import { sleep } from './upstreams/openai-upstream';
+import { sleep } from './support/upstreams/openai-upstream';
 
 // Request limits per virtual key, counted in the machine's real Redis. Every app here runs the
 // built-in mock provider, so only the gateway's own behaviour is under test.
 
 const namespace = testRedisNamespace();
 const redisEnv = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: namespace.prefix };
-
-function chat(app: TestApp, key: string, body: object = {}) {
-  return request(app.url)
-    .post('/v1/chat/completions')
-    .set('Authorization', `Bearer ${key}`)
-    .send({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }], ...body });
-}
 
 describe('request limits per virtual key (Redis)', () => {
   let gateway: TestApp;

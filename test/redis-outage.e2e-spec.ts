@@ -1,11 +1,13 @@
 import { Logger } from '@nestjs/common';
-import request from 'supertest';
 import { CounterStore } from '../src/limits/counters/counter-store';
 import type { FailoverCounterStore } from '../src/limits/counters/failover-counter-store';
+import { chat } from './support/chat';
+import { logged } from './support/logs';
 import { testRedisNamespace } from './support/redis';
 import { TcpProxy } from './support/tcp-proxy';
 import { startTestApp, TestApp } from './support/test-app';
 import { closedPort } from './support/ports';
+import { waitUntil } from './support/eventually';
 
 // The documented policy when Redis fails: keep serving, count limits in each instance's memory,
 // log it once (then at most every 30 s), and go back to Redis as soon as it answers again.
@@ -15,30 +17,10 @@ const namespace = testRedisNamespace();
 const REDIS_HOST = '127.0.0.1';
 const REDIS_PORT = 6379;
 
-function chat(app: TestApp, key: string) {
-  return request(app.url)
-    .post('/v1/chat/completions')
-    .set('Authorization', `Bearer ${key}`)
-    .send({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }] });
-}
-
 async function remainingAfterOneRequest(app: TestApp, key: string): Promise<string> {
   const response = await chat(app, key);
   expect(response.status).toBe(200);
   return response.headers['x-ratelimit-remaining-requests'];
-}
-
-function logged(spy: jest.SpyInstance, text: string): string[] {
-  return spy.mock.calls
-    .map(([message]) => String(message))
-    .filter((message) => message.includes(text));
-}
-
-async function until(condition: () => boolean, timeoutMs = 8_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition() && Date.now() < deadline)
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  expect(condition()).toBe(true);
 }
 
 describe('when Redis fails', () => {
@@ -96,7 +78,7 @@ describe('when Redis fails', () => {
       expect(logged(errors, 'Redis limit storage unavailable')).toHaveLength(1);
 
       await proxy.start();
-      await until(() => store.usingRedis);
+      await waitUntil(() => store.usingRedis, 8_000, 25);
       // Back on Redis, which still holds the one request counted before the outage.
       expect(await remainingAfterOneRequest(gateway, key)).toBe('3');
       expect(logged(infos, 'Redis limit storage is back after')).toEqual([

@@ -8,7 +8,7 @@ import {
   FakeOpenAiUpstream,
   hang,
   streamAnswer,
-} from './upstreams/openai-upstream';
+} from './support/upstreams/openai-upstream';
 import { closedPort } from './support/ports';
 
 const COOLDOWN_MS = 400;

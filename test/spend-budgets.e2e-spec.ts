@@ -1,10 +1,14 @@
 import { Client } from 'pg';
-import request from 'supertest';
 import type { CreateVirtualKeyInput } from '../src/keys/virtual-key.types';
 import { eventually } from './support/eventually';
 import { testRedisNamespace, TEST_REDIS_URL } from './support/redis';
+import { chatBody, chatWith } from './support/chat';
 import { startTestApp, TestApp } from './support/test-app';
-import { completion, FakeOpenAiUpstream, type UpstreamHandler } from './upstreams/openai-upstream';
+import {
+  completion,
+  FakeOpenAiUpstream,
+  type UpstreamHandler,
+} from './support/upstreams/openai-upstream';
 
 // Dollar budgets (docs/spend.md): a request holds its worst-case cost (prompt estimate at the
 // input price + max_tokens at the output price) before the upstream call and settles to its real
@@ -53,12 +57,7 @@ function createKey(app: TestApp, input: Partial<CreateVirtualKeyInput> = {}) {
   return app.createKeyWithId({ rpmLimit: 0, ...input });
 }
 
-function chat(app: TestApp, secret: string, body: object = {}) {
-  return request(app.url)
-    .post('/v1/chat/completions')
-    .set('Authorization', `Bearer ${secret}`)
-    .send({ model: 'alpha-k3', messages: [{ role: 'user', content: PROMPT }], ...body });
-}
+const chat = chatWith(chatBody('alpha-k3', PROMPT));
 
 async function storedSpend(keyId: string, count: number): Promise<string> {
   let total = '';

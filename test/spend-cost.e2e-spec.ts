@@ -1,14 +1,18 @@
 import OpenAI from 'openai';
 import { Client } from 'pg';
-import request from 'supertest';
 import { costOf, formatUsd, toPrice } from '../src/common/money/price';
 import {
   anthropicAnswer,
   ANTHROPIC_TEST_KEY,
   FakeAnthropicUpstream,
-} from './upstreams/anthropic-upstream';
-import { FakeGeminiUpstream, geminiAnswer, GEMINI_TEST_KEY } from './upstreams/gemini-upstream';
-import { completion, FakeOpenAiUpstream, streamAnswer } from './upstreams/openai-upstream';
+} from './support/upstreams/anthropic-upstream';
+import {
+  FakeGeminiUpstream,
+  geminiAnswer,
+  GEMINI_TEST_KEY,
+} from './support/upstreams/gemini-upstream';
+import { completion, FakeOpenAiUpstream, streamAnswer } from './support/upstreams/openai-upstream';
+import { chat } from './support/chat';
 import { eventually } from './support/eventually';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -103,12 +107,8 @@ describe('cost per request', () => {
     await Promise.all([openai.close(), anthropic.close(), gemini.close()]);
   });
 
-  const chat = (model: string, requestId: string, body: object = {}) =>
-    request(gateway.url)
-      .post('/v1/chat/completions')
-      .set('Authorization', `Bearer ${secret}`)
-      .set('x-request-id', requestId)
-      .send({ model, messages: [{ role: 'user', content: 'hi' }], ...body });
+  const chatWithId = (model: string, requestId: string, body: object = {}) =>
+    chat(gateway, secret, { model, ...body }, { 'x-request-id': requestId });
 
   async function row(requestId: string): Promise<Row> {
     let found: Row | undefined;
@@ -134,7 +134,7 @@ describe('cost per request', () => {
         completion_tokens_details: { reasoning_tokens: 384 },
       }),
     );
-    const response = await chat('alpha-k3', 'cost-openai');
+    const response = await chatWithId('alpha-k3', 'cost-openai');
     expect(response.status).toBe(200);
     // 294 * 1.25 + 1536 * 0.125 + 36 * 10 + 384 * 12 = 5527.5 per million tokens.
     expect(response.headers['x-gateway-cost-usd']).toBe('0.0055275');
@@ -161,7 +161,7 @@ describe('cost per request', () => {
         },
       }),
     );
-    const response = await chat('beta-v4-pro-0813', 'cost-anthropic');
+    const response = await chatWithId('beta-v4-pro-0813', 'cost-anthropic');
     expect(response.status).toBe(200);
     expect(response.body.usage.prompt_tokens).toBe(384 + 2048 + 100);
     // 384 * 1.25 + 2048 * 0.125 + 100 * 1.5625 + 112 * 10 = 2012.25 per million tokens.
@@ -187,7 +187,7 @@ describe('cost per request', () => {
         },
       }),
     );
-    const response = await chat('beta-v4-flash-0731', 'cost-gemini');
+    const response = await chatWithId('beta-v4-flash-0731', 'cost-gemini');
     expect(response.status).toBe(200);
     // 24 * 0.30 + 4096 * 0.075 + (18 + 412) * 2.50 = 1389.4 per million tokens.
     expect(response.headers['x-gateway-cost-usd']).toBe('0.0013894');
@@ -201,7 +201,7 @@ describe('cost per request', () => {
   });
 
   it('a deployment without a price: no header, cost recorded as null', async () => {
-    const response = await chat('unpriced', 'cost-unpriced');
+    const response = await chatWithId('unpriced', 'cost-unpriced');
     expect(response.status).toBe(200);
     expect(response.headers['x-gateway-cost-usd']).toBeUndefined();
     expect(await row('cost-unpriced')).toMatchObject({ cost_usd: null, price_version: null });
@@ -228,7 +228,7 @@ describe('cost per request', () => {
         },
       }),
     );
-    const response = await chat('alpha-k3', 'cost-stream', { stream: true });
+    const response = await chatWithId('alpha-k3', 'cost-stream', { stream: true });
     expect(response.status).toBe(200);
     expect(response.headers['x-gateway-cost-usd']).toBeUndefined();
     // 100 * 1.25 + 10 * 10 + 40 * 12 = 705 per million.
@@ -266,7 +266,7 @@ describe('cost per request', () => {
 
   it('a 1-token request costs exactly $0.00000015, and a million of them sum to exactly $0.15', async () => {
     openai.next(completion('', { prompt_tokens: 1, completion_tokens: 0 }));
-    const response = await chat('cheap', 'cost-one-token');
+    const response = await chatWithId('cheap', 'cost-one-token');
     expect(response.headers['x-gateway-cost-usd']).toBe('0.00000015');
     const stored = await row('cost-one-token');
     expect(stored.cost_usd).toBe('0.000000150000');

@@ -1,8 +1,9 @@
 import request from 'supertest';
 import { ADMIN_KEY, adminApi } from './support/admin';
+import { chat, chatBody } from './support/chat';
 import { eventually } from './support/eventually';
 import { startTestApp, TestApp } from './support/test-app';
-import { completion, FakeOpenAiUpstream } from './upstreams/openai-upstream';
+import { completion, FakeOpenAiUpstream } from './support/upstreams/openai-upstream';
 
 // Teams through the admin API (docs/spend.md): a team's dollar budget, token budget and
 // allow-list apply on top of each member key's own; the stricter wins. Spend by team and key
@@ -60,12 +61,9 @@ describe('teams', () => {
     return created.body as { id: string; secret: string };
   }
 
-  function chat(secret: string, model = 'alpha-k3') {
+  function answeredChat(secret: string, model = 'alpha-k3') {
     upstream.next(completion('x', { prompt_tokens: 10, completion_tokens: 10 }));
-    return request(gateway.url)
-      .post('/v1/chat/completions')
-      .set('Authorization', `Bearer ${secret}`)
-      .send({ model, messages: [{ role: 'user', content: PROMPT }], max_tokens: 10 });
+    return chat(gateway, secret, { ...chatBody(model, PROMPT), max_tokens: 10 });
   }
 
   it('creates, reads, renames and validates teams', async () => {
@@ -148,9 +146,9 @@ describe('teams', () => {
     const b = await memberKey(team.id, { budget_usd: '1', budget_period: 'day' });
     const statuses: number[] = [];
     for (const secret of [a.secret, b.secret, a.secret, b.secret])
-      statuses.push((await chat(secret)).status);
+      statuses.push((await answeredChat(secret)).status);
     expect(statuses).toEqual([200, 200, 200, 429]);
-    const refused = await chat(a.secret);
+    const refused = await answeredChat(a.secret);
     expect(refused.body.error.code).toBe('spend_budget_exceeded');
     expect(refused.body.error.message).toMatch(/dollar budget of this API key's team is spent/);
     expect(refused.headers['x-should-retry']).toBe('false');
@@ -196,8 +194,8 @@ describe('teams', () => {
       await admin.post('/teams', { name: unique('allow'), allowed_models: ['alpha-k3'] })
     ).body;
     const key = await memberKey(team.id);
-    expect((await chat(key.secret, 'alpha-k3')).status).toBe(200);
-    const refused = await chat(key.secret, 'beta-v4-pro-0813');
+    expect((await answeredChat(key.secret, 'alpha-k3')).status).toBe(200);
+    const refused = await answeredChat(key.secret, 'beta-v4-pro-0813');
     upstream.clearQueue(); // the refused request left its answer queued
     expect(refused.status).toBe(403);
     expect(refused.body.error).toMatchObject({ code: 'model_not_allowed', param: 'model' });
@@ -213,7 +211,7 @@ describe('teams', () => {
     expect(hidden.status).toBe(404);
     // Out of the team, the key may use every model again.
     await admin.patch(`/keys/${key.id}`, { team_id: null });
-    expect((await chat(key.secret, 'beta-v4-pro-0813')).status).toBe(200);
+    expect((await answeredChat(key.secret, 'beta-v4-pro-0813')).status).toBe(200);
   });
 
   it("the team's token budget caps its keys' tokens together", async () => {
@@ -226,8 +224,8 @@ describe('teams', () => {
     ).body;
     const a = await memberKey(team.id);
     const b = await memberKey(team.id);
-    const statuses = [(await chat(a.secret)).status, (await chat(b.secret)).status];
-    const refused = await chat(a.secret);
+    const statuses = [(await answeredChat(a.secret)).status, (await answeredChat(b.secret)).status];
+    const refused = await answeredChat(a.secret);
     expect(statuses).toEqual([200, 200]);
     expect(refused.status).toBe(429);
     expect(refused.body.error.code).toBe('budget_exceeded');

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnBuiltGateway } from './support/built-gateway';
 import { compileGateway } from './support/compile-gateway';
 
 const ROOT = join(__dirname, '..');
@@ -20,25 +20,23 @@ function runGateway(
   stopWhen?: (stdout: string) => boolean,
 ): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['dist/main.js'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, NO_COLOR: '1', LOG_LEVEL: 'log', HOST: '127.0.0.1', ...env },
+    const { child, output } = spawnBuiltGateway({
+      NO_COLOR: '1',
+      LOG_LEVEL: 'log',
+      HOST: '127.0.0.1',
+      ...env,
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      if (stopWhen?.(stdout)) child.kill('SIGTERM');
+    child.stdout.on('data', () => {
+      if (stopWhen?.(output.stdout)) child.kill('SIGTERM');
     });
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
       resolve({
         code,
-        stdout,
-        stderrLines: stderr.split('\n').filter((line) => line.trim() !== ''),
+        stdout: output.stdout,
+        stderrLines: output.stderr.split('\n').filter((line) => line.trim() !== ''),
       });
     });
   });

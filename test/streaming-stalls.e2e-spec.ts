@@ -1,8 +1,11 @@
-import type { ServerResponse } from 'node:http';
 import request from 'supertest';
 import { postStream } from './support/sse-client';
 import { startTestApp, TestApp } from './support/test-app';
-import { FakeOpenAiUpstream, UpstreamHandler } from './upstreams/openai-upstream';
+import {
+  drainOrClose,
+  FakeOpenAiUpstream,
+  UpstreamHandler,
+} from './support/upstreams/openai-upstream';
 
 // Streams that stall on either side must not hold an upstream connection open for ever.
 
@@ -90,11 +93,4 @@ function flood(): UpstreamHandler {
       if (!response.write(frame)) await drainOrClose(response);
     }
   };
-}
-
-function drainOrClose(response: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    response.once('drain', resolve);
-    response.once('close', resolve);
-  });
 }

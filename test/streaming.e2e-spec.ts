@@ -1,4 +1,3 @@
-import { ServerResponse } from 'node:http';
 import OpenAI, { APIError } from 'openai';
 import type { CompletionOutcome } from '../src/usage/completion-outcome';
 import { UsageRecorder } from '../src/usage/usage-recorder.service';
@@ -6,14 +5,17 @@ import { estimateTokens } from '../src/common/tokens/token-estimate';
 import { dataPayloads, postStream, RawStream, sseEvents } from './support/sse-client';
 import { startTestApp, TestApp } from './support/test-app';
 import {
+  drainOrClose,
   errorResponse,
   FakeOpenAiUpstream,
   hang,
   sleep,
   streamAnswer,
   UpstreamHandler,
-} from './upstreams/openai-upstream';
+} from './support/upstreams/openai-upstream';
 import { closedPort } from './support/ports';
+import { waitUntil } from './support/eventually';
+import { expectEnvelope } from './support/envelope';
 
 const HEARTBEAT_MS = 50;
 const question = [{ role: 'user' as const, content: 'Say hello.' }];
@@ -264,7 +266,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
         messages: question,
         stream: true,
       });
-      await expectEnvelope(response, status, code);
+      await expectStreamEnvelope(response, status, code);
     });
 
     it('upstream 429 -> 429 with the upstream Retry-After passed through', async () => {
@@ -280,7 +282,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
         messages: question,
         stream: true,
       });
-      await expectEnvelope(response, 429, 'upstream_rate_limited');
+      await expectStreamEnvelope(response, 429, 'upstream_rate_limited');
       expect(response.headers['retry-after']).toBe('7');
     });
 
@@ -290,7 +292,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
         messages: question,
         stream: true,
       });
-      await expectEnvelope(response, 502, 'upstream_error');
+      await expectStreamEnvelope(response, 502, 'upstream_error');
     });
 
     it('no response headers within timeout_ms -> 504', async () => {
@@ -300,7 +302,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
         messages: question,
         stream: true,
       });
-      await expectEnvelope(response, 504, 'upstream_timeout');
+      await expectStreamEnvelope(response, 504, 'upstream_timeout');
     });
 
     it('headers but no first token within timeout_ms -> 504', async () => {
@@ -313,7 +315,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
         messages: question,
         stream: true,
       });
-      await expectEnvelope(response, 504, 'upstream_timeout');
+      await expectStreamEnvelope(response, 504, 'upstream_timeout');
     });
 
     it('an error event before any content -> 502', async () => {
@@ -323,7 +325,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
         messages: question,
         stream: true,
       });
-      await expectEnvelope(response, 502, 'upstream_error');
+      await expectStreamEnvelope(response, 502, 'upstream_error');
     });
 
     it('is raised by the openai client as an HTTP error', async () => {
@@ -489,7 +491,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
 
       // Reading again lets the upstream write again: it was held back by this client, not stuck.
       stream.response.resume();
-      await waitUntil(() => flood.progress.written > stalledAt + 8 * 1024 * 1024);
+      await waitUntil(() => flood.progress.written > stalledAt + 8 * 1024 * 1024, 10_000, 20);
       stream.disconnect();
       await aborted;
       expect(flood.progress.finished).toBe(false);
@@ -553,19 +555,18 @@ describe('streaming on the embedded defaults (no GATEWAY_CONFIG)', () => {
   });
 });
 
-async function expectEnvelope(response: RawStream, status: number, code: string): Promise<void> {
+async function expectStreamEnvelope(
+  response: RawStream,
+  status: number,
+  code: string,
+): Promise<void> {
   await response.ended;
   expect(response.status).toBe(status);
   expect(response.headers['content-type']).toMatch(/^application\/json/);
   const body = JSON.parse(response.bytes().toString('utf8'));
-  expect(body).toEqual({
-    error: {
-      message: expect.any(String),
-      type: expect.any(String),
-      param: null,
-      code,
-      source: expect.stringMatching(/^(gateway|upstream)$/),
-    },
+  expectEnvelope(body, code, {
+    message: expect.any(String),
+    source: expect.stringMatching(/^(gateway|upstream)$/),
   });
   expect(body.error.message).not.toContain('upstream says no');
 }
@@ -623,18 +624,6 @@ function floodAnswer(total: number): { handler: UpstreamHandler; progress: Flood
   return { handler, progress };
 }
 
-function drainOrClose(response: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      response.off('drain', done);
-      response.off('close', done);
-      resolve();
-    };
-    response.on('drain', done);
-    response.on('close', done);
-  });
-}
-
 /** Waits until the flood has been blocked, with no byte written, for a while (or has finished). */
 async function waitUntilBlocked(progress: FloodProgress): Promise<void> {
   let last = -1;
@@ -650,12 +639,6 @@ async function waitUntilBlocked(progress: FloodProgress): Promise<void> {
     } else if (progress.blocked && Date.now() - quietSince >= 300) {
       return;
     }
-  }
-}
-
-async function waitUntil(condition: () => boolean): Promise<void> {
-  for (const deadline = Date.now() + 10_000; !condition(); await sleep(20)) {
-    if (Date.now() > deadline) throw new Error('condition not met within 10 s');
   }
 }
 

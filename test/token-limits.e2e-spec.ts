@@ -1,14 +1,15 @@
 import { request as httpRequest } from 'node:http';
 import OpenAI from 'openai';
-import request from 'supertest';
 import { testRedisNamespace, TEST_REDIS_URL } from './support/redis';
+import { chatBody, chatWith } from './support/chat';
 import { startTestApp, TestApp } from './support/test-app';
 import {
   completion,
   errorResponse,
   FakeOpenAiUpstream,
   streamAnswer,
-} from './upstreams/openai-upstream';
+} from './support/upstreams/openai-upstream';
+import { eventually } from './support/eventually';
 
 // Token limits per key, counted in the machine's real Redis. A request reserves its prompt
 // estimate (characters / 4) plus max_tokens, or DEFAULT_MAX_TOKENS_RESERVATION, and settles to
@@ -38,12 +39,7 @@ function models() {
   };
 }
 
-function chat(app: TestApp, secret: string, body: object = {}) {
-  return request(app.url)
-    .post('/v1/chat/completions')
-    .set('Authorization', `Bearer ${secret}`)
-    .send({ model: 'alpha-k3', messages: [{ role: 'user', content: PROMPT }], ...body });
-}
+const chat = chatWith(chatBody('alpha-k3', PROMPT));
 
 function tokensCounted(keyId: string): Promise<string | null> {
   return namespace.redis.hget(`${namespace.prefix}limits:{${keyId}}:tpm`, 'n');
@@ -52,16 +48,8 @@ function tokensCounted(keyId: string): Promise<string | null> {
 // A settlement reaches Redis at the end of the gateway's event-loop turn, after the answer's last
 // bytes: this test's own connection may read before it (docs/keys-and-limits.md). The gateway's
 // next check counts it in any case (the second request's headers in the first test).
-async function eventually<T>(read: () => Promise<T>, expected: T): Promise<void> {
-  for (
-    const deadline = Date.now() + 5_000;
-    Date.now() < deadline;
-    await new Promise((r) => setTimeout(r, 20))
-  ) {
-    if ((await read()) === expected) return;
-  }
-  expect(await read()).toBe(expected);
-}
+const counted = (keyId: string, expected: string) =>
+  eventually(async () => expect(await tokensCounted(keyId)).toBe(expected), 5_000, 20);
 
 beforeAll(async () => {
   upstream = await FakeOpenAiUpstream.start();
@@ -89,12 +77,12 @@ describe('tokens per minute', () => {
     expect(first.headers['x-ratelimit-limit-tokens']).toBe('1000');
     expect(first.headers['x-ratelimit-remaining-tokens']).toBe('940');
     expect(first.headers['x-ratelimit-reset-tokens']).toBe('1m0s');
-    await eventually(() => tokensCounted(key.id), '21');
+    await counted(key.id, '21');
 
     upstream.next(completion('ok', { prompt_tokens: 9, completion_tokens: 12 }));
     const second = await chat(gateway, key.secret);
     expect(second.headers['x-ratelimit-remaining-tokens']).toBe(String(1000 - 21 - (10 + 100)));
-    await eventually(() => tokensCounted(key.id), '42');
+    await counted(key.id, '42');
   });
 
   it('without max_tokens, reserves the default only as far as the minute has room', async () => {
@@ -105,7 +93,7 @@ describe('tokens per minute', () => {
       const response = await chat(gateway, key.secret);
       expect(response.status).toBe(200);
     }
-    await eventually(() => tokensCounted(key.id), '30');
+    await counted(key.id, '30');
     // With max_tokens the client's cap is reserved whole, so it does not fit.
     const refused = await chat(gateway, key.secret, { max_tokens: 25 });
     expect(refused.status).toBe(429);
@@ -155,7 +143,7 @@ describe('tokens per minute', () => {
     const response = await chat(gateway, key.secret, { stream: true, max_tokens: 50 });
     expect(response.text).toContain('data: [DONE]');
     expect(response.headers['x-ratelimit-remaining-tokens']).toBe('940');
-    await eventually(() => tokensCounted(key.id), '10');
+    await counted(key.id, '10');
   });
 
   it('settles an aborted stream to what was streamed before the client left', async () => {
@@ -196,7 +184,7 @@ describe('tokens per minute', () => {
     });
     await aborted;
     // Reserved 10 + 500; settled to the prompt estimate plus "Hello" (5 characters: 2 tokens).
-    await eventually(() => tokensCounted(key.id), '12');
+    await counted(key.id, '12');
   });
 
   it('gives the reservation back when the provider fails', async () => {
@@ -207,7 +195,7 @@ describe('tokens per minute', () => {
     const failed = await chat(gateway, key.secret);
     expect(failed.status).toBe(400);
     expect(failed.headers['x-ratelimit-remaining-tokens']).toBe(String(1000 - 110));
-    await eventually(() => tokensCounted(key.id), '0');
+    await counted(key.id, '0');
   });
 });
 

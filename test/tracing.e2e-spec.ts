@@ -1,4 +1,4 @@
-import { execFileSync, spawn, ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { eventually } from './support/eventually';
+import { BuiltGateway, spawnBuiltGateway } from './support/built-gateway';
 import { compileGateway } from './support/compile-gateway';
 
 const ROOT = join(__dirname, '..');
@@ -29,8 +30,7 @@ const attribute = (span: OtlpSpan, key: string) => {
 describe('OpenTelemetry tracing (built gateway, OTLP/HTTP JSON collector)', () => {
   let collector: Server;
   const spans: OtlpSpan[] = [];
-  let child: ChildProcessWithoutNullStreams;
-  let stdout = '';
+  let gateway: BuiltGateway;
 
   beforeAll(async () => {
     compileGateway();
@@ -51,30 +51,24 @@ describe('OpenTelemetry tracing (built gateway, OTLP/HTTP JSON collector)', () =
     });
     await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
     const { port } = collector.address() as AddressInfo;
-    child = spawn(process.execPath, ['dist/main.js'], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH,
-        HOST: '127.0.0.1',
-        PORT: '0',
-        GATEWAY_DATA_DIR: join(mkdtempSync(join(tmpdir(), 'gateway-otel-')), 'data'),
-        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
-        OTEL_BSP_SCHEDULE_DELAY: '100',
-      },
+    gateway = spawnBuiltGateway({
+      HOST: '127.0.0.1',
+      PORT: '0',
+      GATEWAY_DATA_DIR: join(mkdtempSync(join(tmpdir(), 'gateway-otel-')), 'data'),
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
     });
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    await eventually(async () => expect(stdout).toMatch(/gateway listening on/), 60_000);
+    await gateway.listening();
   }, 120_000);
 
   afterAll(async () => {
-    child?.kill('SIGTERM');
-    await new Promise((resolve) => child?.once('close', resolve));
+    await gateway?.stop();
     await new Promise((resolve) => collector?.close(resolve));
   });
 
   it('exports one span per request and one per upstream attempt, with GenAI attributes', async () => {
-    const url = /gateway listening on (http:\/\/\S+)\/v1/.exec(stdout)![1];
-    const demoKey = /Demo virtual key: (gk-[\w-]+)/.exec(stdout)![1];
+    const url = await gateway.listening();
+    const demoKey = await gateway.demoKey();
     const client = new OpenAI({ apiKey: demoKey, baseURL: `${url}/v1`, maxRetries: 0 });
     await client.chat.completions.create({
       model: 'alpha-k3',

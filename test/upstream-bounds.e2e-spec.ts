@@ -2,7 +2,13 @@ import type { ServerResponse } from 'node:http';
 import OpenAI, { APIError } from 'openai';
 import { dataPayloads, postStream } from './support/sse-client';
 import { startTestApp, TestApp } from './support/test-app';
-import { FakeOpenAiUpstream, streamAnswer, UpstreamHandler } from './upstreams/openai-upstream';
+import {
+  drainOrClose,
+  FakeOpenAiUpstream,
+  streamAnswer,
+  UpstreamHandler,
+} from './support/upstreams/openai-upstream';
+import { waitUntil } from './support/eventually';
 
 // What a provider sends back is bounded: the size of a JSON answer or of one stream event, and
 // the duration of a stream. Cutting one off closes its upstream connection.
@@ -201,20 +207,5 @@ async function writeSlowly(
   for (let i = 0; i < times && !response.destroyed; i++) {
     response.write(piece);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
-
-function drainOrClose(response: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    response.once('drain', resolve);
-    response.once('close', resolve);
-  });
-}
-
-async function waitUntil(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

@@ -1,6 +1,7 @@
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent } from 'node:http';
 import OpenAI, { APIError } from 'openai';
 import { performance } from 'node:perf_hooks';
+import { postStream } from './support/sse-client';
 import { startTestApp, TestApp } from './support/test-app';
 import {
   completion,
@@ -8,7 +9,8 @@ import {
   hang,
   streamAnswer,
   UpstreamHandler,
-} from './upstreams/openai-upstream';
+} from './support/upstreams/openai-upstream';
+import { waitUntil } from './support/eventually';
 
 // A deployment takes as many concurrent requests as arrive (no hidden pool queue), or, with
 // max_concurrency, a bounded and visible wait followed by a 503.
@@ -181,46 +183,16 @@ interface StreamResult {
   firstByteMs: number;
 }
 
-function streamThrough(
+/** One stream through its own client `agent`: its status, its whole body, and when its headers came. */
+async function streamThrough(
   baseUrl: string,
   key: string,
   agent: Agent,
   body: unknown,
 ): Promise<StreamResult> {
-  const payload = JSON.stringify(body);
   const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(new URL('/v1/chat/completions', baseUrl), {
-      method: 'POST',
-      agent,
-      headers: {
-        authorization: `Bearer ${key}`,
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(payload),
-      },
-    });
-    outgoing.on('error', reject);
-    outgoing.on('response', (response) => {
-      const firstByteMs = performance.now() - started;
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () =>
-        resolve({
-          status: response.statusCode ?? 0,
-          body: Buffer.concat(chunks).toString('utf8'),
-          firstByteMs,
-        }),
-      );
-      response.on('error', reject);
-    });
-    outgoing.end(payload);
-  });
-}
-
-async function waitUntil(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  const stream = await postStream(baseUrl, key, body, { agent });
+  const firstByteMs = performance.now() - started;
+  await stream.ended;
+  return { status: stream.status, body: stream.bytes().toString('utf8'), firstByteMs };
 }

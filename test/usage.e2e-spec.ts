@@ -7,7 +7,7 @@ import {
   FakeOpenAiUpstream,
   hang,
   streamAnswer,
-} from './upstreams/openai-upstream';
+} from './support/upstreams/openai-upstream';
 import { eventually } from './support/eventually';
 import { startTestApp, TestApp } from './support/test-app';
 

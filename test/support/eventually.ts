@@ -17,3 +17,21 @@ export async function eventually(
     }
   }
 }
+
+/**
+ * Waits until `condition` holds, checking every `intervalMs`; throws once `timeoutMs` has passed
+ * without it. Returns how long it took.
+ */
+export async function waitUntil(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 5_000,
+  intervalMs = 10,
+): Promise<number> {
+  const started = Date.now();
+  while (!(await condition())) {
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(intervalMs);
+  }
+  return Date.now() - started;
+}

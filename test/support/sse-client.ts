@@ -1,4 +1,4 @@
-import { IncomingHttpHeaders, IncomingMessage, request } from 'node:http';
+import { Agent, IncomingHttpHeaders, IncomingMessage, request } from 'node:http';
 
 /**
  * A raw HTTP client for the streaming endpoint that keeps every byte as it arrived, so tests can
@@ -24,14 +24,14 @@ export function postStream(
   baseUrl: string,
   key: string,
   body: unknown,
-  options: { read?: boolean } = {},
+  options: { read?: boolean; agent?: Agent } = {},
 ): Promise<RawStream> {
   const url = new URL('/v1/chat/completions', baseUrl);
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const outgoing = request(url, {
       method: 'POST',
-      agent: false,
+      agent: options.agent ?? false,
       headers: {
         authorization: `Bearer ${key}`,
         'content-type': 'application/json',

@@ -1,6 +1,6 @@
 import { json, ScriptedUpstream, sleep, UpstreamHandler } from './scripted-upstream';
 
-export { hang, sleep } from './scripted-upstream';
+export { drainOrClose, hang, sleep } from './scripted-upstream';
 export type { RecordedRequest, UpstreamHandler } from './scripted-upstream';
 
 /**

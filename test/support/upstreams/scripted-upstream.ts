@@ -1,5 +1,8 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { sleep } from '../eventually';
+
+export { sleep };
 
 // The provider-neutral part of a fake upstream: a real HTTP server on a free port that records
 // what the gateway sent, answers from a queue of scripted handlers, and notices early closes.
@@ -122,8 +125,20 @@ export function json(
   response.end(JSON.stringify(body));
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Resolves once a response that refused a write takes more, or is closed; the listener of the
+ * other event is removed, so a long flood does not pile them up.
+ */
+export function drainOrClose(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.on('drain', done);
+    response.on('close', done);
+  });
 }
 
 /** Accepts the request and never answers. */
