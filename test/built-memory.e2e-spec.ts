@@ -55,6 +55,7 @@ describe('modules the built gateway does not keep', () => {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH,
+        TMPDIR: process.env.TMPDIR,
         DATABASE_URL: process.env.DATABASE_URL,
         SNAPSHOT: snapshotFile,
       },
@@ -76,7 +77,11 @@ describe('modules the built gateway does not keep', () => {
     `;
     const output = execFileSync(process.execPath, ['-e', script], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, DATABASE_URL: process.env.DATABASE_URL },
+      env: {
+        PATH: process.env.PATH,
+        TMPDIR: process.env.TMPDIR,
+        DATABASE_URL: process.env.DATABASE_URL,
+      },
     }).toString();
     // The module that opens an embedded database is loaded; PGlite only when it opens one.
     expect(JSON.parse(output)).toEqual({ loaded: [], embedded: true });
@@ -90,7 +95,7 @@ describe('modules the built gateway does not keep', () => {
     `;
     const output = execFileSync(process.execPath, ['-e', script], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH },
+      env: { PATH: process.env.PATH, TMPDIR: process.env.TMPDIR },
     }).toString();
     expect(JSON.parse(output)).toEqual([]);
   });
