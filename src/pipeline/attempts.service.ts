@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
-import type { UpstreamAbortSignal } from '../common/async/upstream-abort-signal';
 import { UpstreamError } from '../common/errors/upstream.error';
 import { AppConfig } from '../config/app-config';
 import type { DeploymentConfig } from '../config/gateway-config.types';
@@ -40,7 +39,7 @@ export interface AttemptPlan<T> {
   call(
     adapter: ProviderAdapter,
     deployment: DeploymentConfig,
-    signal: UpstreamAbortSignal,
+    signal: AbortSignal,
     deadlines: RequestDeadlines,
   ): Promise<T>;
 }

@@ -1,3 +1,7 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent } from 'undici';
 import { manualClientConnection } from '../common/http/client-connection.fixture';
 import { RequestDeadlines } from './request-deadlines';
 
@@ -145,5 +149,57 @@ describe('RequestDeadlines timers', () => {
     expect(delays[0]).toBeLessThanOrEqual(30_000 - 2);
     // Already past: due at once.
     expect(delays[1]).toBe(0);
+  });
+});
+
+describe("RequestDeadlines: an attempt's signal on an undici request", () => {
+  let server: Server;
+  let origin: string;
+  const agent = new Agent();
+
+  beforeEach(async () => {
+    // Answers headers and one chunk, then holds the body open: only an abort ends it.
+    server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.write('partial');
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterEach(async () => {
+    server.closeAllConnections();
+    server.close();
+    await once(server, 'close');
+  });
+
+  afterAll(() => agent.close());
+
+  it("cancels a request waiting for its headers with the client's reason, and closes the connection", async () => {
+    server.removeAllListeners('request');
+    server.on('request', () => undefined); // never answers
+    const client = manualClientConnection();
+    const deadlines = new RequestDeadlines(client, performance.now());
+    const signal = deadlines.beginAttempt(60_000, 'complete answer');
+    const answer = agent.request({ origin, path: '/', method: 'POST', body: '{}', signal });
+    const [request] = (await once(server, 'request')) as [IncomingMessage];
+    const closed = once(request.socket, 'close');
+    const reason = client.leave();
+    await expect(answer).rejects.toBe(reason);
+    await closed;
+    deadlines.dispose();
+  });
+
+  it("destroys a body being read when the attempt's deadline passes, and closes the connection", async () => {
+    const deadlines = new RequestDeadlines(manualClientConnection(), performance.now());
+    const signal = deadlines.beginAttempt(100, 'complete answer');
+    const arrived = once(server, 'request') as Promise<[IncomingMessage]>;
+    const answer = await agent.request({ origin, path: '/', method: 'POST', body: '{}', signal });
+    const [request] = await arrived;
+    const closed = once(request.socket, 'close');
+    await expect(answer.body.text()).rejects.toThrow(/complete answer not within 100 ms/);
+    await closed;
+    deadlines.dispose();
   });
 });

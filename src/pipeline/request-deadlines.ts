@@ -1,19 +1,18 @@
 import { performance } from 'node:perf_hooks';
-import {
-  AttemptAbortSignal,
-  type UpstreamAbortSignal,
-} from '../common/async/upstream-abort-signal';
 import { UpstreamError } from '../common/errors/upstream.error';
 import type { ClientConnection } from '../common/http/client-connection';
 
 /**
- * The deadlines and abort signals of one request's upstream attempts. Each attempt gets a signal
- * of its own, aborted when the client leaves, when the attempt's deadline passes, or (streams)
- * when the stream reaches its longest duration; the adapter turns the abort into the failure of
- * whatever it waits on (slot, headers, body). Deadlines count from the request's arrival.
+ * The deadlines and abort signals of one request's upstream attempts. Each attempt gets an
+ * AbortController of its own, aborted when the client leaves, when the attempt's deadline
+ * passes, or (streams) when the stream reaches its longest duration; the adapter turns the abort
+ * into the failure of whatever it waits on (slot, headers, body), and undici closes the
+ * connection. Deadlines are plain timers held here, not AbortSignal.timeout(): on Node 20 a
+ * timeout signal only referenced from a combined one can be collected before it fires.
+ * Deadlines count from the request's arrival.
  */
 export class RequestDeadlines {
-  private signal: AttemptAbortSignal | undefined;
+  private controller: AbortController | undefined;
   private attemptTimer: NodeJS.Timeout | undefined;
   private streamTimer: NodeJS.Timeout | undefined;
   /** The rejections of the races in progress: abort() calls them itself. */
@@ -28,11 +27,11 @@ export class RequestDeadlines {
   }
 
   /** The signal of a new attempt, whose own deadline passes `timeoutMs` after arrival. */
-  beginAttempt(timeoutMs: number, what: string): UpstreamAbortSignal {
+  beginAttempt(timeoutMs: number, what: string): AbortSignal {
     this.endAttempt();
-    const signal = new AttemptAbortSignal();
-    this.signal = signal;
-    if (this.client.lostReason) signal.abort(this.client.lostReason);
+    const controller = new AbortController();
+    this.controller = controller;
+    if (this.client.lostReason) controller.abort(this.client.lostReason);
     else
       this.attemptTimer = this.timer(timeoutMs, () =>
         this.abort(
@@ -42,7 +41,7 @@ export class RequestDeadlines {
           ),
         ),
       );
-    return signal;
+    return controller.signal;
   }
 
   /** The attempt's own deadline is over (its answer or first part is in, or it failed). */
@@ -65,7 +64,7 @@ export class RequestDeadlines {
 
   /** Resolves with `promise`, or rejects with the abort reason once the attempt is aborted. */
   race<T>(promise: Promise<T>): Promise<T> {
-    const signal = this.signal;
+    const signal = this.controller?.signal;
     if (signal?.aborted) {
       // `promise` is already running and will fail on the same signal: handled here, or its
       // rejection goes unhandled and Node ends the process.
@@ -119,12 +118,12 @@ export class RequestDeadlines {
     return setTimeout(onExpiry, Math.max(0, remaining));
   }
 
-  /** Aborts the current attempt's signal (its listeners first: undici, a gate), then the races. */
+  /** Aborts the current attempt (its signal's listeners first: undici, a gate), then the races. */
   private abort(reason: unknown): void {
-    const signal = this.signal;
-    if (!signal || signal.aborted) return;
+    const controller = this.controller;
+    if (!controller || controller.signal.aborted) return;
     try {
-      signal.abort(reason);
+      controller.abort(reason);
     } finally {
       for (const reject of this.racing) reject(reason);
       this.racing.clear();

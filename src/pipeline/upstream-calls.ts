@@ -1,4 +1,3 @@
-import type { UpstreamAbortSignal } from '../common/async/upstream-abort-signal';
 import type { DeploymentConfig } from '../config/gateway-config.types';
 import type {
   NativeAdapter,
@@ -30,7 +29,7 @@ export function completeOn(
   adapter: ProviderAdapter,
   deployment: DeploymentConfig,
   request: CanonicalRequest,
-  signal: UpstreamAbortSignal,
+  signal: AbortSignal,
   requestId: string,
 ): Promise<UpstreamChatResult | NativeAnswer> {
   const native = passThrough(request, deployment, adapter);
@@ -43,7 +42,7 @@ export function streamOn(
   adapter: ProviderAdapter,
   deployment: DeploymentConfig,
   request: CanonicalRequest,
-  signal: UpstreamAbortSignal,
+  signal: AbortSignal,
   requestId: string,
 ): Promise<AsyncIterable<readonly UpstreamPart[]>> {
   const native = passThrough(request, deployment, adapter);
@@ -54,7 +53,7 @@ export function streamOn(
 function chatRequest(
   deployment: DeploymentConfig,
   { messages, parameters }: CanonicalRequest,
-  signal: UpstreamAbortSignal,
+  signal: AbortSignal,
   requestId: string,
 ) {
   return { deployment, messages, parameters, signal, requestId };
@@ -63,7 +62,7 @@ function chatRequest(
 function nativeRequest(
   deployment: DeploymentConfig,
   request: CanonicalRequest,
-  signal: UpstreamAbortSignal,
+  signal: AbortSignal,
   requestId: string,
 ) {
   const { body, headers } = request.native!;

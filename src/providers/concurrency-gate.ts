@@ -1,5 +1,4 @@
 import { UpstreamError } from '../common/errors/upstream.error';
-import type { UpstreamAbortSignal } from '../common/async/upstream-abort-signal';
 
 /** Releases a slot; calling it again does nothing. */
 export type ReleaseSlot = () => void;
@@ -28,7 +27,7 @@ export class ConcurrencyGate {
   }
 
   /** Resolves with a release function once a slot is free; rejects on timeout or abort. */
-  acquire(signal: UpstreamAbortSignal): Promise<ReleaseSlot> {
+  acquire(signal: AbortSignal): Promise<ReleaseSlot> {
     if (signal.aborted) return Promise.reject(signal.reason);
     if (this.active < this.max) {
       this.active++;

@@ -1,6 +1,5 @@
 import type { TokenUsage } from '../common/tokens/token-usage';
 import type { DeploymentConfig } from '../config/gateway-config.types';
-import type { UpstreamAbortSignal } from '../common/async/upstream-abort-signal';
 
 // Re-exported: the usage shape adapters report lives in common, where the cost is computed from it.
 export type { TokenUsage };
@@ -45,7 +44,7 @@ export interface UpstreamChatRequest {
   /** Optional OpenAI fields the compatibility matrix passes through, already filtered. */
   parameters: Record<string, unknown>;
   /** Aborted when the client disconnects; adapters must stop all upstream I/O on it. */
-  signal: UpstreamAbortSignal;
+  signal: AbortSignal;
   requestId: string;
 }
 
@@ -89,7 +88,7 @@ export type UpstreamStreamPart =
  * The parts of one upstream read, in order, never empty. A provider sends many events per socket
  * read when the gateway is busy (a whole short answer often arrives at once): handing them on
  * together lets every layer down to the socket write take one step per read instead of one per
- * event (docs/performance.md, "Third pass: streams").
+ * event.
  */
 export type UpstreamStreamBatch = readonly UpstreamStreamPart[];
 
@@ -126,7 +125,7 @@ export interface NativeUpstreamRequest {
   body: Record<string, unknown>;
   /** Client headers the ingress format forwards (e.g. `anthropic-beta`). */
   headers: Record<string, string>;
-  signal: UpstreamAbortSignal;
+  signal: AbortSignal;
   requestId: string;
 }
 

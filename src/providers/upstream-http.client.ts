@@ -2,7 +2,6 @@ import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Agent, Dispatcher } from 'undici';
 import type { DeploymentConfig } from '../config/gateway-config.types';
 import { ConcurrencyGate, ReleaseSlot } from './concurrency-gate';
-import type { UpstreamAbortSignal } from '../common/async/upstream-abort-signal';
 import {
   ERROR_BODY_LIMIT,
   refusalOf,
@@ -18,7 +17,7 @@ export interface UpstreamHttpRequest {
   body: string;
   /** Longest wait for the response headers and between body chunks. */
   timeoutMs: number;
-  signal: UpstreamAbortSignal;
+  signal: AbortSignal;
   /** Whose `max_concurrency` applies. */
   deployment: DeploymentConfig;
   /** The provider's reading of a non-2xx answer (its error body); by default by HTTP status. */
@@ -73,7 +72,7 @@ export class UpstreamHttpClient implements OnModuleDestroy {
     let response: Dispatcher.ResponseData;
     try {
       // The agent's own request(), with the URL parsed once: undici's top-level request() parses
-      // it into a WHATWG URL and copies the options on every call (docs/performance.md).
+      // it into a WHATWG URL and copies the options on every call.
       const { origin, path } = this.targetOf(input.url);
       response = await this.agent.request({
         origin,
@@ -81,9 +80,7 @@ export class UpstreamHttpClient implements OnModuleDestroy {
         method: 'POST',
         headers: input.headers,
         body: input.body,
-        // undici's type names AbortSignal or EventEmitter, but it takes any object with
-        // addEventListener and reads `aborted` and `reason` (UpstreamAbortSignal).
-        signal: input.signal as AbortSignal,
+        signal: input.signal,
         headersTimeout: input.timeoutMs,
         bodyTimeout: input.timeoutMs,
       });
@@ -101,7 +98,7 @@ export class UpstreamHttpClient implements OnModuleDestroy {
   /**
    * Sends a POST and resolves with its 2xx answer parsed as JSON; any failure becomes an
    * UpstreamError, as with `post()` and a non-2xx answer. The answer is collected by a dispatch
-   * handler, not read from a `request()` body stream (JsonAnswerHandler, docs/performance.md),
+   * handler, not read from a `request()` body stream (JsonAnswerHandler),
    * and counted against UPSTREAM_MAX_BODY_BYTES as it arrives: a larger one is cut off, which
    * closes the upstream connection. The deployment's concurrency slot is held until the
    * exchange is over.
@@ -177,10 +174,7 @@ export class UpstreamHttpClient implements OnModuleDestroy {
 }
 
 /** Waits for a deployment's concurrency slot; resolves with its release. */
-async function acquireSlot(
-  gate: ConcurrencyGate,
-  signal: UpstreamAbortSignal,
-): Promise<ReleaseSlot> {
+async function acquireSlot(gate: ConcurrencyGate, signal: AbortSignal): Promise<ReleaseSlot> {
   try {
     return await gate.acquire(signal);
   } catch (error) {

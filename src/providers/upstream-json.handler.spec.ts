@@ -1,7 +1,6 @@
 import { loadAppConfig } from '../config/app-config';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { AttemptAbortSignal } from '../common/async/upstream-abort-signal';
 import { UpstreamError } from '../common/errors/upstream.error';
 import type { DeploymentConfig } from '../config/gateway-config.types';
 import { UpstreamHttpClient, type UpstreamHttpRequest } from './upstream-http.client';
@@ -55,7 +54,7 @@ describe('UpstreamHttpClient.postJson', () => {
     headers: { 'content-type': 'application/json' },
     body: '{}',
     timeoutMs: 2_000,
-    signal: new AttemptAbortSignal(),
+    signal: new AbortController().signal,
     deployment: deployment(),
     ...overrides,
   });
@@ -160,12 +159,12 @@ describe('UpstreamHttpClient.postJson', () => {
 
   it('rejects with the signal reason once aborted, and closes the connection', async () => {
     routes['/silent'] = () => undefined; // headers never come
-    const signal = new AttemptAbortSignal();
-    const pending = failure(client.postJson(request('/silent', { signal })));
+    const controller = new AbortController();
+    const pending = failure(client.postJson(request('/silent', { signal: controller.signal })));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(sockets.size).toBe(1);
     const reason = new Error('client went away');
-    signal.abort(reason);
+    controller.abort(reason);
     expect(await pending).toBe(reason);
     expect(await closedSoon()).toBe(0);
   });
@@ -176,11 +175,13 @@ describe('UpstreamHttpClient.postJson', () => {
       reached = true;
       response.end('{}');
     };
-    const signal = new AttemptAbortSignal();
+    const controller = new AbortController();
     const reason = new Error('gone already');
-    signal.abort(reason);
+    controller.abort(reason);
     const before = connections;
-    expect(await failure(client.postJson(request('/never', { signal })))).toBe(reason);
+    expect(await failure(client.postJson(request('/never', { signal: controller.signal })))).toBe(
+      reason,
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(reached).toBe(false);
     // Not even a connection is taken (and closed again) for it.

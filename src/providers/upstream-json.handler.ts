@@ -1,6 +1,5 @@
 import type { Dispatcher } from 'undici';
 import { UpstreamError } from '../common/errors/upstream.error';
-import type { UpstreamAbortSignal } from '../common/async/upstream-abort-signal';
 import {
   ERROR_BODY_LIMIT,
   refusalOf,
@@ -16,7 +15,7 @@ const NO_HEADERS: ResponseHeaders = Object.freeze({});
  * (node_modules/undici/docs/docs/api/Dispatcher.md, `DispatchHandler`): the body's chunks go
  * straight into a list, where `request()` would wrap them in a `BodyReadable` stream and
  * `text()` would read that stream back through its own queue, a handful of `nextTick`s and
- * promises per answer (docs/performance.md, "Fifteenth pass").
+ * promises per answer.
  *
  * It settles once, with the parsed JSON of a 2xx answer or with an error: the provider's own
  * for a non-2xx answer (read up to ERROR_BODY_LIMIT), `invalid_response` for an answer over
@@ -37,7 +36,7 @@ export class JsonAnswerHandler implements Dispatcher.DispatchHandler {
   private readonly onAbort = () => this.fail(this.signal.reason);
 
   constructor(
-    private readonly signal: UpstreamAbortSignal,
+    private readonly signal: AbortSignal,
     /** The provider's reading of a non-2xx answer; by HTTP status when undefined. */
     private readonly classify: ClassifyRefusal | undefined,
     /** Largest 2xx answer read; a larger one is cut off as `invalid_response`. */
@@ -153,6 +152,6 @@ export class JsonAnswerHandler implements Dispatcher.DispatchHandler {
   }
 }
 
-function abortReason(signal: UpstreamAbortSignal): Error {
+function abortReason(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new Error('request aborted');
 }

@@ -4,7 +4,6 @@ import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { toUpstreamError } from './upstream-failure';
 import { UpstreamError } from '../common/errors/upstream.error';
-import type { UpstreamAbortSignal } from '../common/async/upstream-abort-signal';
 
 /** One server-sent event of a provider's stream. */
 export interface UpstreamSseEvent {
@@ -41,14 +40,12 @@ type UpstreamBody = Readable & { dump?: () => Promise<void> };
 
 /**
  * Every provider's SSE body goes through here: a streaming UTF-8 decoder (Node's StringDecoder,
- * which keeps a character split between reads for the next; TextDecoder's streaming mode goes
- * through ICU's converter and cost about 1-2 % more of a stream's CPU, docs/performance.md,
- * "Twenty-ninth pass"), a maintained SSE parser and the provider's mapper, in one async
+ * which keeps a character split between reads for the next, and costs less than TextDecoder's
+ * streaming mode), a maintained SSE parser and the provider's mapper, in one async
  * generator that yields, per socket read, everything the read's events carried (one array, never
  * empty). It pulls from the socket only as fast as the consumer asks (backpressure), reading the
  * body with read() and waiting only when nothing is buffered, rather than through the body's own
- * async iterator: one generator step per read, where body iterator, reader and adapter used to
- * take three per event (docs/performance.md).
+ * async iterator: one generator step per read rather than several per event.
  *
  * Leaving the loop early destroys the body, which closes the upstream connection. Transport
  * failures become UpstreamError; a client abort passes through as the signal's reason. What the
@@ -56,7 +53,7 @@ type UpstreamBody = Readable & { dump?: () => Promise<void> };
  */
 export async function* readUpstreamSse<T>(
   body: UpstreamBody,
-  signal: UpstreamAbortSignal,
+  signal: AbortSignal,
   options: SseReadOptions,
   mapper: SseEventMapper<T>,
 ): AsyncGenerator<readonly T[]> {

@@ -4,13 +4,9 @@ import { ClientDisconnectedError } from '../errors/client-disconnected.error';
 /**
  * The client's end of one request: whether it left before its response was complete, and a way
  * to hear when it does, so the upstream call is cancelled instead of running on for nobody.
- *
- * Not an AbortSignal: on Node 20 an AbortController costs about 3 us to create and each abort
- * listener about 3 us to add and remove (EventTarget), against 0.1 us for a listener on the
- * response's own EventEmitter, and each AbortSignal gets a hidden class of its own (Node builds it
- * with Object.setPrototypeOf; docs/performance.md, "Ninth pass"). The one abort signal a request
- * needs is its attempt's (AttemptDeadline), which undici and the concurrency gates take; since the
- * twelfth pass a plain AttemptAbortSignal, not Node's (common/async/upstream-abort-signal.ts).
+ * A listener on the response's own 'close' event rather than an AbortSignal per request: the
+ * one abort signal a request needs is its upstream attempt's (pipeline/request-deadlines.ts),
+ * which this connection's leaving aborts.
  */
 export interface ClientConnection {
   /** Why the request is abandoned once the client has left mid-response; undefined until then. */

@@ -9,7 +9,6 @@ import type {
 import { estimateTokens } from '../../common/tokens/token-estimate';
 import { refuseUnsupported } from '../chat-input';
 import { contentText } from '../message-content';
-import type { UpstreamAbortSignal } from '../../common/async/upstream-abort-signal';
 
 /**
  * A built-in provider with deterministic answers, so the gateway runs and can be tried with no
@@ -58,10 +57,10 @@ async function* streamAnswer(request: UpstreamChatRequest): AsyncGenerator<Upstr
 
 /**
  * Waits as a provider would. An abort rejects with the signal's reason, as the HTTP adapter does,
- * so a client disconnect is told apart from a failure (no error frame, no warning). A timer and an
- * abort listener rather than timers/promises' sleep, which takes only Node's own AbortSignal.
+ * so a client disconnect is told apart from a failure (no error frame, no warning); the sleep of
+ * timers/promises would reject with an AbortError instead.
  */
-function pause(ms: number, signal: UpstreamAbortSignal): Promise<void> {
+function pause(ms: number, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     const onAbort = () => {
