@@ -108,6 +108,16 @@ export class AppConfig {
   @Max(1024 * 1024 * 1024)
   UPSTREAM_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
+  /**
+   * Default of a model's `request_timeout_ms`: how long all attempts of one request and the
+   * waits between them may take together, from its arrival, before it is answered 504.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  REQUEST_TIMEOUT_MS = 600_000;
+
   /** Longest a stream may run, counted from the moment the gateway accepted the request. */
   @Transform(toInt)
   @IsInt()

@@ -78,13 +78,14 @@ export class DeploymentConfigDto {
   @Max(1_000_000)
   weight?: number;
 
+  /** Deadline of one attempt's whole answer (JSON) and longest silence between body chunks. */
   @IsOptional()
   @IsInt()
   @Min(100)
   @Max(3_600_000)
   timeout_ms?: number;
 
-  /** Deadline for the first streamed token, from the moment the gateway accepted the request. */
+  /** Deadline of one attempt's first streamed token, from the attempt's start. */
   @IsOptional()
   @IsInt()
   @Min(100)
@@ -150,8 +151,16 @@ export class GatewayConfigFileDto {
   models: Record<string, DeploymentConfigDto[]>;
 }
 
-export class DeploymentListDto {
+/** A public model: its deployments and the settings that apply to the model as a whole. */
+export class ModelConfigDto {
   @ValidateNested({ each: true })
   @Type(() => DeploymentConfigDto)
   deployments: DeploymentConfigDto[];
+
+  /** All attempts of one request and the backoffs between them, from its arrival. */
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  request_timeout_ms?: number;
 }

@@ -2,7 +2,7 @@ import { toPrice } from '../common/money/price';
 import { readFileSync } from 'node:fs';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
-import { DeploymentConfigDto, DeploymentListDto, GatewayConfigFileDto } from './gateway-config.dto';
+import { DeploymentConfigDto, GatewayConfigFileDto, ModelConfigDto } from './gateway-config.dto';
 import {
   DEFAULT_ANTHROPIC_MAX_TOKENS,
   DeploymentConfig,
@@ -25,7 +25,7 @@ export function embeddedDefaultConfig(): GatewayConfig {
   const models = new Map<string, DeploymentConfig[]>();
   for (const model of PUBLIC_MODELS)
     models.set(model, [toDeployment(model, 0, { provider: 'mock' })]);
-  return { models, source: 'embedded-defaults' };
+  return { models, requestTimeouts: new Map(), source: 'embedded-defaults' };
 }
 
 export function loadGatewayConfig(
@@ -67,21 +67,36 @@ export function parseGatewayConfig(document: unknown, env: NodeJS.ProcessEnv): G
   const rootErrors = validateSync(plainToInstance(GatewayConfigFileDto, root), STRICT);
   if (rootErrors.length > 0) throw new Error(describe(rootErrors, ''));
   const models = new Map<string, DeploymentConfig[]>();
-  for (const [model, list] of Object.entries(root.models)) {
+  const requestTimeouts = new Map<string, number>();
+  for (const [model, entry] of Object.entries(root.models)) {
     if (!MODEL_NAME.test(model)) throw new Error(`models: "${model}" is not a valid model name`);
-    if (!Array.isArray(list) || list.length === 0) {
-      throw new Error(`models.${model}: expected a non-empty list of deployments`);
+    // A model is its list of deployments, or an object with that list and model-wide settings.
+    const listed = Array.isArray(entry);
+    const settings = (listed ? { deployments: entry } : entry) as { deployments?: unknown };
+    if (
+      !settings ||
+      typeof settings !== 'object' ||
+      !Array.isArray(settings.deployments) ||
+      settings.deployments.length === 0
+    ) {
+      throw new Error(
+        `models.${model}: expected a non-empty list of deployments, or an object with one as \`deployments\``,
+      );
     }
-    const dto = plainToInstance(DeploymentListDto, { deployments: list });
+    const dto = plainToInstance(ModelConfigDto, settings);
     const errors = validateSync(dto, STRICT);
-    if (errors.length > 0) throw new Error(describe(errors, `models.${model}`));
+    if (errors.length > 0) {
+      const message = describe(errors, `models.${model}`);
+      throw new Error(listed ? message.replace(/\.deployments\[/g, '[') : message);
+    }
     models.set(
       model,
       dto.deployments.map((deployment, index) => toDeployment(model, index, deployment)),
     );
+    if (dto.request_timeout_ms !== undefined) requestTimeouts.set(model, dto.request_timeout_ms);
   }
   if (models.size === 0) throw new Error('models: at least one public model is required');
-  return { models, source: 'file' };
+  return { models, requestTimeouts, source: 'file' };
 }
 
 function toDeployment(
@@ -130,5 +145,5 @@ function describe(errors: ValidationError[], prefix: string): string {
     }
   };
   walk(errors, prefix);
-  return lines.join('; ').replace(/\.deployments\[/g, '[');
+  return lines.join('; ');
 }

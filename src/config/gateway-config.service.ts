@@ -55,6 +55,11 @@ export class GatewayConfigService {
     return this.snapshot.models.get(model);
   }
 
+  /** The model's own `request_timeout_ms`, if it sets one. */
+  requestTimeoutFor(model: string): number | undefined {
+    return this.snapshot.requestTimeouts.get(model);
+  }
+
   /**
    * Re-reads GATEWAY_CONFIG. The file is read and fully validated before the swap, so an
    * invalid file changes nothing: the running table stays, and one error line names the problem.

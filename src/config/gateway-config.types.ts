@@ -27,11 +27,11 @@ export interface DeploymentConfig {
   /** Share of the model's load among its deployments (default 1); 0 marks a standby. */
   weight?: number;
   /**
-   * Deadline of a whole non-streamed answer, counted from the moment the gateway accepted the
-   * request (queueing included); also the longest silence allowed between body chunks.
+   * Deadline of one attempt's whole non-streamed answer, counted from the attempt's start (the
+   * wait for a concurrency slot included); also the longest silence allowed between body chunks.
    */
   timeoutMs: number;
-  /** Deadline of a stream's first token, counted from acceptance like timeoutMs. */
+  /** Deadline of one attempt's first streamed token, counted from the attempt's start. */
   firstTokenTimeoutMs: number;
   /** At most this many requests in flight to the deployment (per gateway instance); null: no limit. */
   maxConcurrency: number | null;
@@ -48,6 +48,11 @@ export interface DeploymentConfig {
 export interface GatewayConfig {
   /** Public model name -> deployments (routing: DeploymentRouter). */
   models: Map<string, DeploymentConfig[]>;
+  /**
+   * Public model name -> its `request_timeout_ms`, for the models that set one: all attempts and
+   * backoffs of a request together, from its arrival (REQUEST_TIMEOUT_MS otherwise).
+   */
+  requestTimeouts: Map<string, number>;
   source: 'file' | 'embedded-defaults';
 }
 

@@ -8,6 +8,12 @@ import { DeploymentRouter } from './deployment-router.service';
 import { OutcomeService } from './outcome.service';
 import type { PipelineRun } from './pipeline-run';
 
+export interface Admitted {
+  deployments: DeploymentConfig[];
+  /** `request_timeout_ms` of the request's model. */
+  requestTimeoutMs: number;
+}
+
 /**
  * Whether a request may go upstream at all: its model exists and is allowed to the key and its
  * team, and their token and dollar limits have room, which is then held for it (`run.reservation`,
@@ -22,8 +28,8 @@ export class AdmissionService {
     private readonly outcome: OutcomeService,
   ) {}
 
-  /** The deployments the request may be routed to. */
-  async admit(run: PipelineRun): Promise<DeploymentConfig[]> {
+  /** The deployments the request may be routed to, and its deadline. */
+  async admit(run: PipelineRun): Promise<Admitted> {
     const { key, setHeaders } = run.context;
     try {
       // Most keys have no team: no promise to wait on for them.
@@ -33,7 +39,7 @@ export class AdmissionService {
         team,
         candidates: this.router.pricedCandidatesFor(deployments),
       });
-      return deployments;
+      return { deployments, requestTimeoutMs: this.router.requestTimeoutFor(run.request.model) };
     } catch (error) {
       this.outcome.refused(run, error);
       throw error;

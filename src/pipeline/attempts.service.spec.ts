@@ -36,7 +36,9 @@ async function attemptsOf(env: Record<string, unknown> = {}) {
     false,
   );
   const deployments = fixture.get(DeploymentRouter).deploymentsFor('m', aVirtualKey());
-  const deadlines = new RequestDeadlines(client, run.started);
+  const deadlines = new RequestDeadlines(client, run.started, {
+    requestTimeoutMs: Number(env.REQUEST_TIMEOUT_MS ?? 60_000),
+  });
   const attempts = fixture.get(AttemptsService);
   const plan = (call: AttemptPlan<string>['call']): AttemptPlan<string> => ({
     bounds: 'complete answer',
@@ -45,7 +47,7 @@ async function attemptsOf(env: Record<string, unknown> = {}) {
   });
   const routed = (call: AttemptPlan<string>['call']) =>
     attempts.run(run, deployments, deadlines, plan(call)).finally(() => deadlines.dispose());
-  return { attempts, run, client, headers, routed };
+  return { attempts, run, client, headers, routed, deadlines };
 }
 
 // A backoff of 5-10 s between attempts: a test would time out if it were waited out.
@@ -86,6 +88,27 @@ describe('AttemptsService', () => {
       routed(() => Promise.reject(new UpstreamError('unavailable', 'down'))),
     ).rejects.toThrow('down');
     expect(run.attempts).toBe(2);
+  });
+
+  it('stops failing over once request_timeout_ms has passed, and answers its timeout', async () => {
+    const { run, headers, routed, deadlines } = await attemptsOf({
+      REQUEST_TIMEOUT_MS: 100,
+      ROUTER_BACKOFF_BASE_MS: 1,
+    });
+    const tried: string[] = [];
+    // Each attempt hangs until its signal is aborted, as an upstream that never answers.
+    const attempt = routed(
+      (_adapter, candidate, signal) =>
+        new Promise((_resolve, reject) => {
+          tried.push(candidate.name);
+          signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        }),
+    );
+    await expect(attempt).rejects.toThrow(/request_timeout_ms \(100 ms\)/);
+    expect(tried).toHaveLength(1);
+    expect(run.attempts).toBe(1);
+    expect(deadlines.expired).toBeDefined();
+    expect(headers['x-gateway-attempts']).toBe('1');
   });
 
   it('ends the backoff between two attempts as soon as the client leaves, listening no longer', async () => {

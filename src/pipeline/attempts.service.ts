@@ -53,8 +53,9 @@ export interface Routed<T> {
 /**
  * Runs a request's attempts: the deployments in the router's order, one after another until one
  * succeeds, at most ROUTER_MAX_ATTEMPTS of them and each once, with a backoff between two.
- * Another deployment is tried only when the failure is the provider's (connection, timeout, 429,
- * 5xx, its key refused), never when the request is at fault or the client has left.
+ * Another deployment is tried only when the failure is the provider's (connection, an attempt's
+ * timeout, 429, 5xx, its key refused), never when the request is at fault, the client has left
+ * or the request's own deadline (request_timeout_ms) has passed.
  */
 @Injectable()
 export class AttemptsService {
@@ -92,7 +93,14 @@ export class AttemptsService {
       if (!this.health.tryAcquire(deployment.name) && !failOpen) continue;
       if (run.attempts > 0) {
         const waitStarted = performance.now();
-        await deadlines.pause(this.delayBeforeAttempt(run.attempts, lastError));
+        try {
+          await deadlines.pause(this.delayBeforeAttempt(run.attempts, lastError));
+        } catch (error) {
+          // The client left or the request's deadline passed: this deployment is not tried.
+          this.health.release(deployment.name);
+          this.routingHeaders(run, upstreamMs + performance.now() - waitStarted);
+          throw error;
+        }
         upstreamMs += performance.now() - waitStarted;
         this.logger.warn(
           `deployment ${run.deployment!.name} failed (${describe(lastError)}); trying ${deployment.name}`,
@@ -113,7 +121,8 @@ export class AttemptsService {
         upstreamMs += performance.now() - started;
         endSpan(error);
         lastError = error;
-        const retryable = !client.lostReason && isRetryable(error);
+        // Not once the client has left, nor once request_timeout_ms has passed.
+        const retryable = !client.lostReason && !deadlines.expired && isRetryable(error);
         this.noteFailure(deployment, error, retryable);
         if (!retryable) {
           this.routingHeaders(run, upstreamMs);

@@ -26,7 +26,10 @@ describe('DeploymentRouter', () => {
   );
   const setup = () => {
     const health = new DeploymentHealthService(loadAppConfig({}));
-    return { health, router: new DeploymentRouter(config, new ProviderRegistry([]), health) };
+    return {
+      health,
+      router: new DeploymentRouter(config, new ProviderRegistry([]), health, loadAppConfig({})),
+    };
   };
   const deployments = config.deploymentsFor('m')!;
 
@@ -61,6 +64,7 @@ describe('DeploymentRouter', () => {
       priced,
       registry,
       new DeploymentHealthService(loadAppConfig({})),
+      loadAppConfig({}),
     );
     const list = priced.deploymentsFor('m')!;
 
@@ -71,6 +75,30 @@ describe('DeploymentRouter', () => {
     expect(candidates[0].price).not.toBeNull();
     // Worked out once per deployment list of the loaded config, not per request.
     expect(router.pricedCandidatesFor(list)).toBe(candidates);
+  });
+
+  it("gives a request its model's request_timeout_ms, else REQUEST_TIMEOUT_MS", () => {
+    const timed = new GatewayConfigService(
+      parseGatewayConfig(
+        {
+          models: {
+            timed: { request_timeout_ms: 5_000, deployments: [{ provider: 'mock' }] },
+            plain: [{ provider: 'mock' }],
+          },
+        },
+        {},
+      ),
+    );
+    const settings = loadAppConfig({ REQUEST_TIMEOUT_MS: '90000' });
+    const router = new DeploymentRouter(
+      timed,
+      new ProviderRegistry([]),
+      new DeploymentHealthService(settings),
+      settings,
+    );
+    expect(router.requestTimeoutFor('timed')).toBe(5_000);
+    expect(router.requestTimeoutFor('plain')).toBe(90_000);
+    expect(loadAppConfig({}).REQUEST_TIMEOUT_MS).toBe(600_000);
   });
 
   it('plans the weighted deployments first and the standby last; cooling ones are left out', () => {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { GatewayException } from '../common/errors/gateway.exception';
+import { AppConfig } from '../config/app-config';
 import { GatewayConfigService } from '../config/gateway-config.service';
 import type { DeploymentConfig } from '../config/gateway-config.types';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
@@ -24,7 +25,13 @@ export class DeploymentRouter {
     private readonly config: GatewayConfigService,
     private readonly registry: ProviderRegistry,
     private readonly health: DeploymentHealthService,
+    private readonly settings: AppConfig,
   ) {}
+
+  /** How long all attempts of a request for `model` may take: its own, or REQUEST_TIMEOUT_MS. */
+  requestTimeoutFor(model: string): number {
+    return this.config.requestTimeoutFor(model) ?? this.settings.REQUEST_TIMEOUT_MS;
+  }
 
   deploymentsFor(
     model: string,

@@ -65,8 +65,8 @@ export class Pipeline {
     context: PipelineContext,
   ): Promise<CanonicalAnswer> {
     const run = this.outcome.begin(request, context, false);
-    const deployments = await this.admission.admit(run);
-    const deadlines = new RequestDeadlines(context.client, run.started);
+    const { deployments, requestTimeoutMs } = await this.admission.admit(run);
+    const deadlines = new RequestDeadlines(context.client, run.started, { requestTimeoutMs });
     const plan: AttemptPlan<UpstreamChatResult | NativeAnswer> = {
       bounds: 'complete answer',
       timeoutOf: (deployment) => deployment.timeoutMs,
@@ -102,11 +102,14 @@ export class Pipeline {
     workDone: () => void,
   ): Promise<CanonicalStream> {
     const run = this.outcome.begin(request, context, true);
-    const deployments = await this.admission.admit(run);
-    const deadlines = new RequestDeadlines(context.client, run.started);
-    // The first token has a deadline of its own (per attempt); the stream as a whole is cut at
-    // STREAM_MAX_DURATION_MS, and between chunks by the deployment's timeout_ms (the adapter's).
-    deadlines.limitStream(this.streamMaxDurationMs);
+    const { deployments, requestTimeoutMs } = await this.admission.admit(run);
+    // Each attempt's first token has a deadline of its own, and all of them together the
+    // request's; once the stream runs it is cut at STREAM_MAX_DURATION_MS, and between chunks by
+    // the deployment's timeout_ms (the adapter's).
+    const deadlines = new RequestDeadlines(context.client, run.started, {
+      requestTimeoutMs,
+      streamMaxMs: this.streamMaxDurationMs,
+    });
     const plan: AttemptPlan<OpenedStream> = {
       bounds: 'first token',
       timeoutOf: (deployment) => deployment.firstTokenTimeoutMs,
@@ -126,6 +129,7 @@ export class Pipeline {
     let opened;
     try {
       opened = await this.attempts.run(run, deployments, deadlines, plan);
+      deadlines.answered();
     } catch (error) {
       deadlines.dispose();
       this.outcome.fail(run, { error, usage: NO_USAGE });

@@ -3,7 +3,12 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { manualClientConnection } from '../common/http/client-connection.fixture';
-import { RequestDeadlines } from './request-deadlines';
+import { RequestDeadlines, type DeadlineSettings } from './request-deadlines';
+
+/** A request that arrived now, with a request deadline far off unless `settings` say otherwise. */
+function deadlinesFor(client = manualClientConnection(), settings: Partial<DeadlineSettings> = {}) {
+  return new RequestDeadlines(client, performance.now(), { requestTimeoutMs: 60_000, ...settings });
+}
 
 /** The races the deadline still has to reject when it aborts (a private field, read for the test). */
 function racesInProgress(deadline: RequestDeadlines): number {
@@ -29,7 +34,7 @@ describe('RequestDeadlines.race', () => {
     const unhandled = await unhandledRejectionsOf(async () => {
       const client = manualClientConnection();
       const reason = client.leave();
-      const deadline = new RequestDeadlines(client, performance.now());
+      const deadline = deadlinesFor(client);
       deadline.beginAttempt(60_000, 'complete answer');
       // What an adapter does with an aborted signal: fail at once.
       const call = Promise.reject(new Error('aborted upstream call'));
@@ -39,7 +44,7 @@ describe('RequestDeadlines.race', () => {
   });
 
   it('settles with the promise while the signal stays quiet', async () => {
-    const deadline = new RequestDeadlines(manualClientConnection(), performance.now());
+    const deadline = deadlinesFor(manualClientConnection());
     deadline.beginAttempt(60_000, 'complete answer');
     await expect(deadline.race(Promise.resolve(42))).resolves.toBe(42);
     await expect(deadline.race(Promise.reject(new Error('upstream said no')))).rejects.toThrow(
@@ -51,7 +56,7 @@ describe('RequestDeadlines.race', () => {
   });
 
   it("rejects a race in progress with the deadline's timeout when it passes", async () => {
-    const deadline = new RequestDeadlines(manualClientConnection(), performance.now());
+    const deadline = deadlinesFor(manualClientConnection());
     const signal = deadline.beginAttempt(1, 'first token');
     const never = new Promise<never>(() => undefined);
     await expect(deadline.race(never)).rejects.toThrow(/first token not within 1 ms/);
@@ -62,7 +67,7 @@ describe('RequestDeadlines.race', () => {
 
   it("rejects every race in progress with the client's reason when the client leaves", async () => {
     const client = manualClientConnection();
-    const deadline = new RequestDeadlines(client, performance.now());
+    const deadline = deadlinesFor(client);
     deadline.beginAttempt(60_000, 'complete answer');
     const first = deadline.race(new Promise<never>(() => undefined));
     const second = deadline.race(new Promise<never>(() => undefined));
@@ -75,7 +80,7 @@ describe('RequestDeadlines.race', () => {
   it('handles a rejection that comes after the abort (no unhandled rejection)', async () => {
     const unhandled = await unhandledRejectionsOf(async () => {
       const client = manualClientConnection();
-      const deadline = new RequestDeadlines(client, performance.now());
+      const deadline = deadlinesFor(client);
       deadline.beginAttempt(60_000, 'complete answer');
       let failLater!: (error: Error) => void;
       const call = new Promise<never>((_resolve, reject) => (failLater = reject));
@@ -92,7 +97,7 @@ describe('RequestDeadlines.race', () => {
 describe('RequestDeadlines.beginAttempt', () => {
   it("aborts the attempt's signal with the client's reason when the client leaves mid-attempt", () => {
     const client = manualClientConnection();
-    const deadline = new RequestDeadlines(client, performance.now());
+    const deadline = deadlinesFor(client);
     const signal = deadline.beginAttempt(60_000, 'complete answer');
     expect(signal.aborted).toBe(false);
     const reason = client.leave();
@@ -103,7 +108,7 @@ describe('RequestDeadlines.beginAttempt', () => {
 
   it('aborts with a timeout of its own, leaving the client alone, and the next attempt gets a fresh signal', async () => {
     const client = manualClientConnection();
-    const deadline = new RequestDeadlines(client, performance.now());
+    const deadline = deadlinesFor(client);
     const first = deadline.beginAttempt(1, 'complete answer');
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(first.aborted).toBe(true);
@@ -116,7 +121,7 @@ describe('RequestDeadlines.beginAttempt', () => {
 
   it('stops listening to the client once disposed', () => {
     const client = manualClientConnection();
-    const deadline = new RequestDeadlines(client, performance.now());
+    const deadline = deadlinesFor(client);
     const signal = deadline.beginAttempt(60_000, 'complete answer');
     expect(client.listening).toBe(1);
     deadline.dispose();
@@ -126,10 +131,54 @@ describe('RequestDeadlines.beginAttempt', () => {
   });
 });
 
-describe('RequestDeadlines timers', () => {
+describe('RequestDeadlines: attempt and request deadlines', () => {
   afterEach(() => jest.restoreAllMocks());
 
-  it('times whole milliseconds, never less than what is left, so requests share timer lists', () => {
+  it("counts an attempt's deadline from the attempt's start, not from the request's arrival", async () => {
+    // Arrived 10 s ago, as after a hung deployment: the next attempt still gets its 50 ms.
+    const deadline = new RequestDeadlines(manualClientConnection(), performance.now() - 10_000, {
+      requestTimeoutMs: 60_000,
+    });
+    const signal = deadline.beginAttempt(50, 'complete answer');
+    expect(signal.aborted).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect((signal.reason as Error).message).toMatch(
+      /complete answer not within 50 ms of the attempt's start/,
+    );
+    deadline.dispose();
+  });
+
+  it('aborts the attempt in flight when the request deadline passes, and allows no other', async () => {
+    const deadline = deadlinesFor(manualClientConnection(), { requestTimeoutMs: 50 });
+    const first = deadline.beginAttempt(60_000, 'complete answer');
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect((first.reason as Error).message).toMatch(/request_timeout_ms \(50 ms\)/);
+    expect(deadline.expired).toBe(first.reason);
+    expect(deadline.beginAttempt(60_000, 'complete answer').reason).toBe(deadline.expired);
+    await expect(deadline.pause(1)).rejects.toBe(deadline.expired);
+    deadline.dispose();
+  });
+
+  it('ends a backoff when the request deadline passes during it', async () => {
+    const deadline = deadlinesFor(manualClientConnection(), { requestTimeoutMs: 30 });
+    const started = performance.now();
+    await expect(deadline.pause(10_000)).rejects.toThrow(/request_timeout_ms/);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    deadline.dispose();
+  });
+
+  it('lets the answer stand once it is in: the request deadline no longer applies', async () => {
+    const deadline = deadlinesFor(manualClientConnection(), { requestTimeoutMs: 30 });
+    const signal = deadline.beginAttempt(60_000, 'first token');
+    deadline.endAttempt();
+    deadline.answered();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(signal.aborted).toBe(false);
+    expect(deadline.expired).toBeUndefined();
+    deadline.dispose();
+  });
+
+  it('times the deadlines counted from arrival in whole milliseconds, never less than what is left', () => {
     const delays: number[] = [];
     const realSetTimeout = global.setTimeout;
     jest.spyOn(global, 'setTimeout').mockImplementation(((callback: () => void, ms?: number) => {
@@ -138,9 +187,10 @@ describe('RequestDeadlines timers', () => {
     }) as typeof setTimeout);
     // Accepted 2.25 ms ago: an exact remainder would be fractional.
     const acceptedAt = performance.now() - 2.25;
-    const deadline = new RequestDeadlines(manualClientConnection(), acceptedAt);
-    deadline.limitStream(30_000);
-    deadline.beginAttempt(1, 'first token');
+    const deadline = new RequestDeadlines(manualClientConnection(), acceptedAt, {
+      requestTimeoutMs: 30_000,
+      streamMaxMs: 1,
+    });
     const armedAt = performance.now();
     deadline.dispose();
     expect(delays).toHaveLength(2);
@@ -180,7 +230,7 @@ describe("RequestDeadlines: an attempt's signal on an undici request", () => {
     server.removeAllListeners('request');
     server.on('request', () => undefined); // never answers
     const client = manualClientConnection();
-    const deadlines = new RequestDeadlines(client, performance.now());
+    const deadlines = deadlinesFor(client);
     const signal = deadlines.beginAttempt(60_000, 'complete answer');
     const answer = agent.request({ origin, path: '/', method: 'POST', body: '{}', signal });
     const [request] = (await once(server, 'request')) as [IncomingMessage];
@@ -192,13 +242,15 @@ describe("RequestDeadlines: an attempt's signal on an undici request", () => {
   });
 
   it("destroys a body being read when the attempt's deadline passes, and closes the connection", async () => {
-    const deadlines = new RequestDeadlines(manualClientConnection(), performance.now());
+    const deadlines = deadlinesFor();
     const signal = deadlines.beginAttempt(100, 'complete answer');
     const arrived = once(server, 'request') as Promise<[IncomingMessage]>;
     const answer = await agent.request({ origin, path: '/', method: 'POST', body: '{}', signal });
     const [request] = await arrived;
     const closed = once(request.socket, 'close');
-    await expect(answer.body.text()).rejects.toThrow(/complete answer not within 100 ms/);
+    await expect(answer.body.text()).rejects.toThrow(
+      /complete answer not within 100 ms of the attempt's start/,
+    );
     await closed;
     deadlines.dispose();
   });

@@ -2,44 +2,79 @@ import { performance } from 'node:perf_hooks';
 import { UpstreamError } from '../common/errors/upstream.error';
 import type { ClientConnection } from '../common/http/client-connection';
 
+export interface DeadlineSettings {
+  /** `request_timeout_ms`: every attempt and the waits between them, from the request's arrival. */
+  requestTimeoutMs: number;
+  /** STREAM_MAX_DURATION_MS, from the request's arrival, for a stream. */
+  streamMaxMs?: number;
+}
+
 /**
  * The deadlines and abort signals of one request's upstream attempts. Each attempt gets an
- * AbortController of its own, aborted when the client leaves, when the attempt's deadline
- * passes, or (streams) when the stream reaches its longest duration; the adapter turns the abort
- * into the failure of whatever it waits on (slot, headers, body), and undici closes the
- * connection. Deadlines are plain timers held here, not AbortSignal.timeout(): on Node 20 a
- * timeout signal only referenced from a combined one can be collected before it fires.
- * Deadlines count from the request's arrival.
+ * AbortController of its own, aborted when the client leaves, when the attempt's own deadline
+ * passes (`timeout_ms`, `first_token_timeout_ms`: from the attempt's start, so that a hung
+ * deployment leaves the next one its whole time), when the request's deadline passes
+ * (`request_timeout_ms`, from arrival, until the answer is in), or when a stream reaches its
+ * longest duration. The adapter turns the abort into the failure of whatever it waits on (slot,
+ * headers, body), and undici closes that attempt's connection.
+ *
+ * Deadlines are plain timers held here, not AbortSignal.timeout(): on Node 20 a timeout signal
+ * only referenced from a combined one can be collected before it fires.
  */
 export class RequestDeadlines {
+  /** Why the request's deadline passed, once it has: no attempt or wait may follow. */
+  expired: UpstreamError | undefined;
   private controller: AbortController | undefined;
   private attemptTimer: NodeJS.Timeout | undefined;
+  private requestTimer: NodeJS.Timeout | undefined;
   private streamTimer: NodeJS.Timeout | undefined;
   /** The rejections of the races in progress: abort() calls them itself. */
   private readonly racing = new Set<(reason: unknown) => void>();
+  /** Ends the backoff in progress, if any, with the abort's reason. */
+  private interruptPause: ((reason: unknown) => void) | undefined;
   private readonly stopHearingClient: () => void;
 
   constructor(
     private readonly client: ClientConnection,
     private readonly acceptedAt: number,
+    { requestTimeoutMs, streamMaxMs }: DeadlineSettings,
   ) {
     this.stopHearingClient = client.onLost((reason) => this.abort(reason));
+    this.requestTimer = this.afterArrival(requestTimeoutMs, () => {
+      this.expired = new UpstreamError(
+        'timeout',
+        `no answer within request_timeout_ms (${requestTimeoutMs} ms) of the request's arrival`,
+      );
+      this.abort(this.expired);
+    });
+    if (streamMaxMs !== undefined)
+      this.streamTimer = this.afterArrival(streamMaxMs, () =>
+        this.abort(
+          new UpstreamError(
+            'timeout',
+            `end of stream (STREAM_MAX_DURATION_MS) not within ${streamMaxMs} ms of the request's arrival`,
+          ),
+        ),
+      );
   }
 
-  /** The signal of a new attempt, whose own deadline passes `timeoutMs` after arrival. */
+  /** The signal of a new attempt, whose own deadline passes `timeoutMs` from now. */
   beginAttempt(timeoutMs: number, what: string): AbortSignal {
     this.endAttempt();
     const controller = new AbortController();
     this.controller = controller;
-    if (this.client.lostReason) controller.abort(this.client.lostReason);
+    const stopped = this.client.lostReason ?? this.expired;
+    if (stopped) controller.abort(stopped);
     else
-      this.attemptTimer = this.timer(timeoutMs, () =>
-        this.abort(
-          new UpstreamError(
-            'timeout',
-            `${what} not within ${timeoutMs} ms of the request's arrival`,
+      this.attemptTimer = setTimeout(
+        () =>
+          this.abort(
+            new UpstreamError(
+              'timeout',
+              `${what} not within ${timeoutMs} ms of the attempt's start`,
+            ),
           ),
-        ),
+        timeoutMs,
       );
     return controller.signal;
   }
@@ -50,16 +85,13 @@ export class RequestDeadlines {
     this.attemptTimer = undefined;
   }
 
-  /** A stream is cut `ms` after the request's arrival, whichever attempt is running then. */
-  limitStream(ms: number): void {
-    this.streamTimer = this.timer(ms, () =>
-      this.abort(
-        new UpstreamError(
-          'timeout',
-          `end of stream (STREAM_MAX_DURATION_MS) not within ${ms} ms of the request's arrival`,
-        ),
-      ),
-    );
+  /**
+   * The answer, or a stream's first part, is in: the request's deadline is met. What follows of
+   * a stream is bounded by the silence limit, the client and STREAM_MAX_DURATION_MS.
+   */
+  answered(): void {
+    if (this.requestTimer) clearTimeout(this.requestTimer);
+    this.requestTimer = undefined;
   }
 
   /** Resolves with `promise`, or rejects with the abort reason once the attempt is aborted. */
@@ -86,26 +118,30 @@ export class RequestDeadlines {
     });
   }
 
-  /** Waits `ms` between two attempts, or rejects as soon as the client leaves. */
+  /** Waits `ms` between two attempts, or rejects once the client leaves or the deadline passes. */
   pause(ms: number): Promise<void> {
-    if (this.client.lostReason) return Promise.reject(this.client.lostReason);
+    const stopped = this.client.lostReason ?? this.expired;
+    if (stopped) return Promise.reject(stopped);
     return new Promise((resolve, reject) => {
-      const stopHearing = this.client.onLost((reason) => {
-        clearTimeout(timer);
-        reject(reason);
-      });
       const timer = setTimeout(() => {
-        stopHearing();
+        this.interruptPause = undefined;
         resolve();
       }, ms);
+      this.interruptPause = (reason) => {
+        clearTimeout(timer);
+        this.interruptPause = undefined;
+        reject(reason);
+      };
     });
   }
 
   /** Disarms every deadline and stops listening to the client: the request's upstream work is over. */
   dispose(): void {
     this.endAttempt();
+    this.answered();
     if (this.streamTimer) clearTimeout(this.streamTimer);
     this.streamTimer = undefined;
+    this.interruptPause = undefined;
     this.stopHearingClient();
   }
 
@@ -113,13 +149,14 @@ export class RequestDeadlines {
    * Whole milliseconds after arrival, rounded up so it never fires early: Node keeps one timer
    * list per distinct duration, and a fractional one would give every request a list of its own.
    */
-  private timer(msAfterArrival: number, onExpiry: () => void): NodeJS.Timeout {
-    const remaining = Math.ceil(this.acceptedAt + msAfterArrival - performance.now());
+  private afterArrival(ms: number, onExpiry: () => void): NodeJS.Timeout {
+    const remaining = Math.ceil(this.acceptedAt + ms - performance.now());
     return setTimeout(onExpiry, Math.max(0, remaining));
   }
 
-  /** Aborts the current attempt (its signal's listeners first: undici, a gate), then the races. */
+  /** Ends a backoff, aborts the current attempt (undici and gates first), then its races. */
   private abort(reason: unknown): void {
+    this.interruptPause?.(reason);
     const controller = this.controller;
     if (!controller || controller.signal.aborted) return;
     try {
