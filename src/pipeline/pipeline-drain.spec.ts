@@ -1,14 +1,9 @@
 import { manualClientConnection } from '../common/http/client-connection.fixture';
 import type { ProviderAdapter } from '../providers/provider-adapter.interface';
-import {
-  A_REQUEST as request,
-  aPipelineContext as context,
-  HELLO_WORLD as helloWorld,
-  oneEach,
-  pipelineFixture,
-  readStream as drainStream,
-  streamingAdapter as streaming,
-} from './pipeline.fixture';
+import * as fixtures from './pipeline.fixture';
+
+const { A_REQUEST: request, aPipelineContext: context, HELLO_WORLD: helloWorld } = fixtures;
+const { oneEach, pipelineFixture, readStream: drainStream, streamingAdapter: streaming } = fixtures;
 
 describe('Pipeline and the request drain', () => {
   it('holds an answer until its outcome is recorded: answered, failed, or its client gone', async () => {

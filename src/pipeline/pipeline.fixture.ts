@@ -19,15 +19,10 @@ import { TracingService } from '../tracing/tracing.service';
 import type { CompletionOutcome } from '../usage/completion-outcome';
 import { DrainTimeoutMs, RequestDrain } from '../usage/request-drain.service';
 import { UsageRecorder } from '../usage/usage-recorder.service';
-import { AdmissionService } from './admission.service';
-import { AttemptsService } from './attempts.service';
 import type { CanonicalBatch, CanonicalRequest, CanonicalStream } from './canonical';
-import { DeploymentHealthService } from './deployment-health.service';
-import { DeploymentRouter } from './deployment-router.service';
-import { OutcomeService } from './outcome.service';
 import type { PipelineContext } from './pipeline-context';
+import { PIPELINE_SERVICES } from './pipeline.module';
 import { Pipeline } from './pipeline.service';
-import { StreamRelay } from './stream-relay.service';
 
 export interface PipelineFixtureOptions {
   /** The adapters the deployments are served by (matched by `provider`). */
@@ -62,13 +57,7 @@ export async function pipelineFixture(options: PipelineFixtureOptions): Promise<
   const reservation: TokenReservation = { holds: [], settled: false };
   const module = await Test.createTestingModule({
     providers: [
-      Pipeline,
-      AdmissionService,
-      AttemptsService,
-      OutcomeService,
-      StreamRelay,
-      DeploymentRouter,
-      DeploymentHealthService,
+      ...PIPELINE_SERVICES,
       MetricsService,
       TracingService,
       RequestDrain,
