@@ -1,5 +1,4 @@
 import { type INestApplication, VersioningType } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import type { Express } from 'express';
 import { PinoLogger } from 'nestjs-pino';
 import { ADMIN_BODY_LIMIT } from './admin/admin.module';
@@ -8,6 +7,7 @@ import { installClientErrorHandlers } from './common/http/client-error.handler';
 import { jsonBodyMiddleware } from './common/http/json-body.middleware';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
 import { requestLogMiddleware } from './common/logging/request-log.middleware';
+import { AppConfig } from './config/app-config';
 import { responseModeOf } from './formats/response-mode';
 import { DemoKeyService } from './keys/demo-key.service';
 import { rejectedRequestsMiddleware } from './metrics/metrics.middleware';
@@ -22,7 +22,7 @@ export function configureApp(app: INestApplication): INestApplication {
   // The request's log line; nestjs-pino sets its root logger while the app initialises.
   app.use(requestLogMiddleware(() => PinoLogger.root));
   // Before the routes, so a preflight is answered here and never reaches auth (it has no key).
-  const cors = corsOptionsFrom(app.get(ConfigService).get<string>('CORS_ORIGINS'));
+  const cors = corsOptionsFrom(app.get(AppConfig).CORS_ORIGINS);
   if (cors) app.enableCors(cors);
   // The count of rejected completions and the body parsers of the API and the admin API, as
   // plain Express middleware registered before Nest's routes: Nest's MiddlewareConsumer runs
