@@ -29,4 +29,4 @@ COPY bin ./bin
 USER node
 VOLUME ["/data"]
 EXPOSE 8080
-CMD ["node", "--max-semi-space-size=8", "dist/main.js"]
+CMD ["node", "--liftoff-only", "--heap-growing-percent=100", "--max-semi-space-size=8", "dist/main.js"]

@@ -49,7 +49,7 @@ async function migrate(db) {
     console.log(`build-embedded-template: ${report.applied.length} migration(s) applied`);
     // The usage partitions of this month and the next two, as a start would make them: a first
     // start within that time then only checks them, and its first queries (the demo key's) do not
-    // wait behind three partition transactions (docs/performance.md, "Seventh pass").
+    // wait behind three partition transactions.
     // `embedded` set, as at run time: PGlite takes no startup parameters (no statement_timeout).
     // The settings' defaults: the template must not depend on the environment it was built in.
     const config = loadAppConfig({});

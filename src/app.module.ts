@@ -5,7 +5,6 @@ import { LoggerModule } from 'nestjs-pino';
 import { AdminModule } from './admin/admin.module';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthModule } from './auth/auth.module';
-import { MetadataModule } from './common/metadata/metadata.module';
 import { ErrorEnvelopesModule } from './common/filters/error-envelopes.module';
 import { GatewayExceptionFilter } from './common/filters/gateway-exception.filter';
 import { pinoParams } from './common/logging/pino-options';
@@ -30,7 +29,6 @@ import { ThrottlingModule } from './throttling/throttling.module';
 @Module({
   imports: [
     GatewayConfigModule,
-    MetadataModule,
     ErrorEnvelopesModule,
     LoggerModule.forRootAsync({ inject: [AppConfig], useFactory: pinoParams }),
     MetricsModule,

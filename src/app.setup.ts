@@ -16,7 +16,7 @@ import { MetricsService } from './metrics/metrics.service';
 /** Chat-completion bodies up to 1 MiB: long conversations exceed Express's 100 kb default. */
 export const COMPLETIONS_BODY_LIMIT = '1mb';
 
-/** Everything bootstrap.ts does to the app besides listening, shared with the e2e tests. */
+/** Everything startGateway (bootstrap.ts) does to the app besides listening. */
 export function configureApp(app: INestApplication): INestApplication {
   app.use(requestIdMiddleware);
   // The request's log line; nestjs-pino sets its root logger while the app initialises.
@@ -25,11 +25,10 @@ export function configureApp(app: INestApplication): INestApplication {
   const cors = corsOptionsFrom(app.get(AppConfig).CORS_ORIGINS);
   if (cors) app.enableCors(cors);
   // The count of rejected completions and the body parsers of the API and the admin API, as
-  // plain Express middleware registered before Nest's routes: Nest's MiddlewareConsumer runs
-  // each one through an async proxy and a WeakSet of the requests it has seen, on every request
-  // (docs/performance.md, "Twelfth pass"). The counter comes first, so that it also hears the
-  // parser's 413 and 415; errors reach Nest's exception filter through next(). The dashboard's
-  // parser stays with its module (dashboard.module.ts).
+  // plain Express middleware registered before Nest's routes, in the order they run (Nest's
+  // MiddlewareConsumer would add an async proxy per middleware and request). The counter comes
+  // first, so that it also hears the parser's 413 and 415; errors reach Nest's exception filter
+  // through next(). The dashboard's parser stays with its module (dashboard.module.ts).
   const http = app.getHttpAdapter().getInstance() as Express;
   http.post('/v1/chat/completions', rejectedRequestsMiddleware(app.get(MetricsService)));
   app.use('/v1', jsonBodyMiddleware(COMPLETIONS_BODY_LIMIT));
@@ -39,7 +38,7 @@ export function configureApp(app: INestApplication): INestApplication {
   app.enableVersioning({ type: VersioningType.CUSTOM, extractor: responseModeOf });
   // Not SIGHUP: it reloads GATEWAY_CONFIG (config/config-reload.signal.ts) instead of stopping.
   // process.exit(0) once stopped, not the signal raised again: an exit writes the log lines still
-  // buffered (common/logging/batched-stdout.ts), a death by signal would drop them.
+  // buffered (common/logging/stdout-destination.ts), a death by signal would drop them.
   app.enableShutdownHooks(['SIGTERM', 'SIGINT', 'SIGQUIT'], { useProcessExit: true });
   installClientErrorHandlers(app.getHttpServer());
   http.disable('x-powered-by');

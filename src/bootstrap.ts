@@ -1,7 +1,4 @@
-// Loaded by main.ts once the environment is valid and the embedded database's folder is being
-// prepared. Before anything else imports @nestjs/common: it loads with its date formatters deferred.
-import './common/runtime/nest-common.preload';
-import { Logger } from '@nestjs/common';
+import { type DynamicModule, Logger, type NestApplicationOptions } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
@@ -10,37 +7,45 @@ import { AppModule } from './app.module';
 import { afterListen, configureApp } from './app.setup';
 import { GatewayExpressAdapter } from './common/http/gateway-express.adapter';
 import { StartupLogger } from './common/logging/startup.logger';
-import { installLeanAsyncResourceBind } from './common/runtime/lean-async-resource-bind';
-import { collectStartupGarbage } from './common/runtime/startup-garbage';
 import { AppConfig, logLevelsFrom } from './config/app-config';
 
-export async function bootstrap(config: AppConfig): Promise<void> {
-  // Nest's interceptor chain binds two functions per streamed chat completion; Node 20's bind is
-  // the costly kind.
-  installLeanAsyncResourceBind();
+/**
+ * Builds the application from the root module. main.ts uses NestFactory; the e2e tests pass one
+ * that compiles the module through Nest's testing module, with their provider overrides.
+ */
+export type AppFactory = (
+  module: DynamicModule,
+  adapter: GatewayExpressAdapter,
+  options: NestApplicationOptions,
+) => Promise<NestExpressApplication>;
+
+const nestFactory: AppFactory = (module, adapter, options) =>
+  NestFactory.create<NestExpressApplication>(module, adapter, options);
+
+/**
+ * Creates, configures and starts the gateway on HOST:PORT, and resolves once it listens and the
+ * demo key, if one is made, is printed. main.ts and the e2e tests (test/support/test-app.ts) both
+ * start it here, so the tests run what production runs.
+ */
+export async function startGateway(
+  config: AppConfig,
+  factory: AppFactory = nestFactory,
+): Promise<NestExpressApplication> {
   const logger = new StartupLogger({ logLevels: logLevelsFrom(config.LOG_LEVEL) });
-  const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.forRoot(config),
-    new GatewayExpressAdapter(),
-    {
-      bodyParser: false,
-      logger,
-      // Nest's start-up lines wait for the JSON logger instead of going out as coloured text.
-      bufferLogs: true,
-      // A failed start (bad config, database behind) exits with status 1 through main.ts's catch,
-      // not with Nest's default abort().
-      abortOnError: false,
-    },
-  );
+  const app = await factory(AppModule.forRoot(config), new GatewayExpressAdapter(), {
+    bodyParser: false,
+    logger,
+    // Nest's start-up lines wait for the JSON logger instead of going out as coloured text.
+    bufferLogs: true,
+    // A failed start (bad config, database behind) exits with status 1 through main.ts's catch,
+    // not with Nest's default abort().
+    abortOnError: false,
+  });
   logger.writeTo(app.get(PinoLogger));
   app.useLogger(logger);
   configureApp(app);
   const { PORT: port, HOST: host } = config;
   try {
-    // Init connects the database and compiles Prisma's query engine, start-up's last large
-    // allocation (about 12 MB): the collection comes after it, or the memory reducer waits on it.
-    await app.init();
-    collectStartupGarbage();
     await app.listen(port, host);
   } catch (error) {
     // Closed first so the embedded database releases its data folder.
@@ -54,6 +59,7 @@ export async function bootstrap(config: AppConfig): Promise<void> {
     `gateway listening on http://${host === '0.0.0.0' ? 'localhost' : host}:${bound}/v1`,
     'Bootstrap',
   );
+  return app;
 }
 
 /** Says which variable to change, instead of Node's bare `listen EADDRINUSE`. */

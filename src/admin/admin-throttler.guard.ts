@@ -1,4 +1,5 @@
 import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import {
   ThrottlerGuard,
   ThrottlerLimitDetail,
@@ -6,7 +7,6 @@ import {
   type ThrottlerStorage,
 } from '@nestjs/throttler';
 import { GatewayException } from '../common/errors/gateway.exception';
-import { MemoizedReflector } from '../common/metadata/memoized-reflector';
 
 export const AdminThrottlerOptions = Symbol('AdminThrottlerOptions');
 export const AdminThrottlerStorage = Symbol('AdminThrottlerStorage');
@@ -24,7 +24,7 @@ export class AdminThrottlerGuard extends ThrottlerGuard {
   constructor(
     @Inject(AdminThrottlerOptions) options: ThrottlerModuleOptions,
     @Inject(AdminThrottlerStorage) storage: ThrottlerStorage,
-    @Inject(MemoizedReflector) reflector: MemoizedReflector,
+    @Inject(Reflector) reflector: Reflector,
   ) {
     super(options, storage, reflector);
   }

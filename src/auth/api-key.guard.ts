@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { MemoizedReflector } from '../common/metadata/memoized-reflector';
 import { IS_PUBLIC } from './public.decorator';
 import { VirtualKeyVerifier } from './virtual-key-verifier.service';
 
@@ -8,7 +8,7 @@ import { VirtualKeyVerifier } from './virtual-key-verifier.service';
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
-    private readonly reflector: MemoizedReflector,
+    private readonly reflector: Reflector,
     private readonly verifier: VirtualKeyVerifier,
   ) {}
 

@@ -26,10 +26,9 @@ const preparing = new Map<string, Promise<boolean>>();
 /**
  * Makes the data folder (mode 0700: its database files hold the key digests) and, when it has no
  * database yet, copies the build's template into `<dataDir>/pgdata`. Resolves with whether it
- * copied. main.ts calls it before it loads the application, so the copy (about 1,000 files, a
- * third of a second) overlaps the second it takes to load the application's modules instead of
- * following it (docs/performance.md, "Seventh pass"); a later call for the same folder gets the
- * same promise.
+ * copied. main.ts calls it before it loads the application, so the copy (about 1,000 files)
+ * overlaps the loading of the application's modules instead of following it; a later call for
+ * the same folder gets the same promise.
  *
  * The copy goes to a scratch name and is renamed, so a start killed mid-copy leaves no half
  * folder that a later start would take for a database.

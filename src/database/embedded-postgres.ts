@@ -1,6 +1,6 @@
 // Types only: PGlite's modules are required where an embedded database is opened, not when this
-// file loads. A gateway on DATABASE_URL never opens one, and loaded they hold about 0.8 MB of heap
-// for the life of the process (docs/performance.md, "Fifth pass").
+// file loads. A gateway on DATABASE_URL never opens one, and loaded they would stay in its heap
+// for the life of the process.
 import type { PGlite } from '@electric-sql/pglite';
 import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { Logger } from '@nestjs/common';
@@ -130,7 +130,7 @@ async function openDataFolder(directory: string): Promise<PGlite> {
  * shared_buffers: PGlite's default of 128 MB is allocated and touched inside the WebAssembly
  * memory at start, and was most of the embedded mode's idle RSS; 16 MB (2,048 pages, wal_buffers
  * follows at 512 kB) holds the gateway's working set, and the data folder's files stay in the
- * operating system's cache behind it (docs/performance.md, "Embedded defaults").
+ * operating system's cache behind it.
  */
 export const EMBEDDED_SETTINGS: Readonly<Record<string, string>> = {
   shared_buffers: '16MB',

@@ -15,9 +15,8 @@ import { AppConfig } from '../config/app-config';
 export class PrismaService extends PrismaClient {
   /**
    * Prisma's own connection pool, for the one statement that goes around Prisma: the usage rows'
-   * batched insert, whose raw query through Prisma's client cost about 4 % of every request's
-   * CPU (docs/performance.md, "Fourteenth pass"). Ended by $disconnect, or by DatabaseShutdown
-   * when Prisma itself never connected.
+   * batched insert (usage.repository.ts). Ended by $disconnect, or by DatabaseShutdown when
+   * Prisma itself never connected.
    */
   readonly pool: Pool;
 

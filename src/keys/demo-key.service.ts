@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { writeToStdout } from '../common/logging/batched-stdout';
+import { writeToStdout } from '../common/logging/stdout-destination';
 import { DatabaseConnection } from '../database/database-connection';
 import { VirtualKeyService } from './virtual-key.service';
 
@@ -25,7 +25,7 @@ export class DemoKeyService {
       `created virtual key "${key.name}" (${key.keyPrefix}...); its secret is printed once, as plain text on stdout, and never again`,
     );
     // Plain text on stdout, not a log record that log shipping would parse and keep; after the
-    // log lines written before it, through the same batched writes.
+    // log lines written before it.
     writeToStdout(`\n  Demo virtual key: ${secret}\n\n`);
   }
 }

@@ -10,8 +10,7 @@ export const OUTCOME_RECORDED = 'metricsOutcomeRecorded';
  * `finish` is watched: a client that hangs up mid-stream is counted by the service as 499.
  *
  * A plain Express middleware, mounted by configureApp (app.setup.ts) on POST
- * /v1/chat/completions: Nest's MiddlewareConsumer would wrap it in an async proxy and a WeakSet
- * check on every request (docs/performance.md, "Twelfth pass").
+ * /v1/chat/completions, before Nest's routes (configureApp says why).
  */
 export function rejectedRequestsMiddleware(metrics: MetricsService): RequestHandler {
   return (_request, response, next) => {

@@ -1,15 +1,7 @@
-import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import {
-  InjectThrottlerOptions,
-  InjectThrottlerStorage,
-  ThrottlerGuard,
-  type ThrottlerModuleOptions,
-  ThrottlerRequest,
-  type ThrottlerStorage,
-} from '@nestjs/throttler';
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ThrottlerGuard, ThrottlerRequest } from '@nestjs/throttler';
 import type { Request } from 'express';
 import { GatewayException } from '../common/errors/gateway.exception';
-import { MemoizedReflector } from '../common/metadata/memoized-reflector';
 import { rateLimitHeaders } from '../limits/rate-limit-headers';
 import { KEY_REQUESTS_THROTTLER } from './throttler-names';
 
@@ -21,16 +13,6 @@ import { KEY_REQUESTS_THROTTLER } from './throttler-names';
  */
 @Injectable()
 export class KeyThrottlerGuard extends ThrottlerGuard {
-  // The parent's reads of its route metadata, six per request, answered from memory. The
-  // parent's constructor repeated (@nestjs/throttler 6.7.1): recheck it on an upgrade.
-  constructor(
-    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
-    @InjectThrottlerStorage() storage: ThrottlerStorage,
-    @Inject(MemoizedReflector) reflector: MemoizedReflector,
-  ) {
-    super(options, storage, reflector);
-  }
-
   override async onModuleInit(): Promise<void> {
     await super.onModuleInit();
     this.throttlers = this.throttlers.filter(

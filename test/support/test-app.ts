@@ -1,11 +1,9 @@
-import { ConsoleLogger } from '@nestjs/common';
 import { Test, TestingModuleBuilder } from '@nestjs/testing';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { __resetOutOfContextForTests } from 'nestjs-pino/PinoLogger';
 import type { AddressInfo } from 'node:net';
-import { AppModule } from '../../src/app.module';
-import { afterListen, configureApp } from '../../src/app.setup';
-import { GatewayExpressAdapter } from '../../src/common/http/gateway-express.adapter';
-import { loadAppConfig, logLevelsFrom } from '../../src/config/app-config';
+import { startGateway } from '../../src/bootstrap';
+import { loadAppConfig } from '../../src/config/app-config';
 import { parseGatewayConfig } from '../../src/config/gateway-config.loader';
 import { GatewayConfigService } from '../../src/config/gateway-config.service';
 import { VirtualKeyService } from '../../src/keys/virtual-key.service';
@@ -32,26 +30,30 @@ export interface TestApp {
 
 let keyCounter = 0;
 
-/** Boots the real AppModule on a real port, configured exactly as bootstrap.ts does. */
+/**
+ * Starts the real gateway as main.ts does (startGateway), on a free port of 127.0.0.1, with the
+ * process's environment plus `options.env`; the module is compiled through Nest's testing module
+ * so that `models` and `override` can replace providers.
+ */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const config = loadAppConfig({ ...process.env, ...options.env });
-  let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config)] });
-  if (options.models) {
-    builder = builder
-      .overrideProvider(GatewayConfigService)
-      .useValue(
-        new GatewayConfigService(parseGatewayConfig({ models: options.models }, process.env)),
-      );
-  }
-  if (options.override) builder = options.override(builder);
-  const moduleRef = await builder.compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>(new GatewayExpressAdapter(), {
-    bodyParser: false,
-    logger: new ConsoleLogger({ logLevels: logLevelsFrom(config.LOG_LEVEL) }),
+  const config = loadAppConfig({ ...process.env, ...options.env, HOST: '127.0.0.1', PORT: '0' });
+  // nestjs-pino keeps the first app's logger for the whole process (one app per process in
+  // production); each test app gets its own, with its LOG_LEVEL and the stdout of the moment,
+  // through the hook the library keeps for tests.
+  __resetOutOfContextForTests();
+  const app = await startGateway(config, async (module, adapter, appOptions) => {
+    let builder = Test.createTestingModule({ imports: [module] });
+    if (options.models) {
+      builder = builder
+        .overrideProvider(GatewayConfigService)
+        .useValue(
+          new GatewayConfigService(parseGatewayConfig({ models: options.models }, process.env)),
+        );
+    }
+    if (options.override) builder = options.override(builder);
+    const moduleRef = await builder.compile();
+    return moduleRef.createNestApplication<NestExpressApplication>(adapter, appOptions);
   });
-  configureApp(app);
-  await app.listen(0, '127.0.0.1');
-  await afterListen(app);
   const { port } = app.getHttpServer().address() as AddressInfo;
   const keys = app.get(VirtualKeyService);
   const createKeyWithId = async (input: Partial<CreateVirtualKeyInput> = {}) => {

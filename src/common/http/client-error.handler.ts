@@ -19,11 +19,22 @@ const PARSER_ERRORS: Record<string, GatewayErrorCode> = {
  * `Expect` header other than 100-continue (`checkExpectation`, 417).
  */
 export function installClientErrorHandlers(server: Server): void {
+  // Each connection's latest response: a parser error on a kept-alive or pipelined connection
+  // must not be answered inside a response that is still being written.
+  const latest = new WeakMap<Socket, ServerResponse>();
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    latest.set(request.socket, response);
+  });
+
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    const inFlight = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+    const inFlight = latest.get(socket);
     // Node's own rule: answer only on a live socket where no response has started, else the
     // peer would read our bytes inside another response.
-    if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    if (
+      error.code === 'ECONNRESET' ||
+      !socket.writable ||
+      (inFlight?.headersSent && !inFlight.writableFinished)
+    ) {
       socket.destroy();
       return;
     }

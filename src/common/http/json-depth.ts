@@ -81,8 +81,8 @@ let levels: Levels | undefined;
 
 /**
  * One set of per-level arrays for every call (the scan is synchronous, so calls never overlap):
- * four typed arrays allocated per request body cost more than scanning a small body
- * (docs/performance.md). Each level is reset when it opens, so nothing leaks between calls.
+ * four typed arrays allocated per request body would cost more than scanning a small body.
+ * Each level is reset when it opens, so nothing leaks between calls.
  */
 function levelsFor(maxDepth: number): Levels {
   if (!levels || levels.kinds.length <= maxDepth) {

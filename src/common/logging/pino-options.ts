@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
 import { stdSerializers, type Level } from 'pino';
-import { batchedStdout } from './batched-stdout';
+import { stdoutDestination } from './stdout-destination';
 
 /** Nest's level names (LOG_LEVEL) in pino's words. */
 const PINO_LEVEL: Record<string, Level> = {
@@ -54,9 +54,9 @@ type ExpressLikeRequest = IncomingMessage & {
 
 /**
  * nestjs-pino's options. Its per-request middleware (pino-http and an AsyncLocalStorage scope) is
- * not mounted (`forRoutes: []`): requestLogMiddleware writes the request line instead, the same
- * line at a fraction of the CPU (docs/performance.md). Serializers are not wrapped by pino-http,
- * so they receive the plain objects that middleware logs.
+ * not mounted (`forRoutes: []`): requestLogMiddleware writes the request line instead, with fixed
+ * fields and no per-request child logger. Serializers are not wrapped by pino-http, so they
+ * receive the plain objects that middleware logs.
  */
 export function pinoParams(env: { LOG_LEVEL: string; LOG_FORMAT?: string }): Params {
   const pretty = env.LOG_FORMAT === 'pretty';
@@ -71,7 +71,7 @@ export function pinoParams(env: { LOG_LEVEL: string; LOG_FORMAT?: string }): Par
       err: stdSerializers.err,
     },
   };
-  const stream = pretty ? undefined : batchedStdout();
+  const stream = pretty ? undefined : stdoutDestination();
   return { forRoutes: [], pinoHttp: stream ? [options, stream] : options };
 }
 

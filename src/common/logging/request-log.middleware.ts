@@ -8,16 +8,15 @@ import { requestLogLevel, requestLogProps } from './pino-options';
  * key id and the outcome fields, `res` {statusCode} (null when the client left before any
  * header), `err` for a 5xx, `responseTime` in ms, and "METHOD /path STATUS" as the message.
  *
- * pino-http built two child loggers per request and serialised the raw request through pino's
- * standard serializers; nestjs-pino ran every request in an AsyncLocalStorage scope, which turns
- * on Node's promise hooks for every promise the process creates. This middleware does one log call,
- * and none at all when the line's level is off (docs/performance.md).
+ * Not pino-http through nestjs-pino: that builds two child loggers per request and runs every
+ * request in an AsyncLocalStorage scope, which turns on Node's promise hooks for every promise
+ * the process creates. Here it is one log call, and none when the line's level is off.
  */
 export function requestLogMiddleware(logger: () => Logger | undefined) {
   // The line's fields are fixed above: no header, no deployment object, nothing REDACTED_PATHS
-  // can match. Its wildcard paths (`*.apiKey`, ...) still made pino clone and walk every object
-  // value of every line, about 2 % of a request's CPU (docs/performance.md); this child logger
-  // has no redaction, every other line keeps it. A field added here must hold no secret.
+  // can match, so it skips redaction, whose wildcard paths (`*.apiKey`, ...) make pino clone and
+  // walk every object value of a line. Every other line keeps it. A field added here must hold
+  // no secret.
   let root: Logger | undefined;
   let lineLogger: Logger | undefined;
   const lineLoggerOf = (log: Logger): Logger => {
