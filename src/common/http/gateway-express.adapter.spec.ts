@@ -2,15 +2,23 @@ import { Controller, HttpCode, INestApplication, Post } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Express } from 'express';
 import type { AddressInfo } from 'node:net';
+import type { SseEncoder } from '../sse/sse-encoder';
 import { SseStream } from '../sse/sse-stream';
 import { GatewayExpressAdapter } from './gateway-express.adapter';
 
 const ANSWER = { id: 'chatcmpl_1', content: 'naïve café — 日本語 ✓' };
 
-async function* chunks(): AsyncGenerator<readonly unknown[]> {
+async function* chunks(): AsyncGenerator<readonly unknown[], void> {
   yield [{ n: 1 }, { n: 2 }];
   yield [{ n: 3 }];
 }
+
+const encoder: SseEncoder<unknown, void> = {
+  encode: (batch) => batch.map((event) => `data: ${JSON.stringify(event)}\n\n`).join(''),
+  end: () => 'data: [DONE]\n\n',
+  error: () => 'data: {"error":{}}\n\n',
+  heartbeat: ': keep-alive\n\n',
+};
 
 @Controller()
 class AnswersController {
@@ -23,7 +31,7 @@ class AnswersController {
   @Post('events')
   @HttpCode(200)
   events() {
-    return new SseStream(chunks(), { heartbeatMs: 0, stallTimeoutMs: 0 });
+    return new SseStream(chunks(), encoder, { heartbeatMs: 0, stallTimeoutMs: 0 });
   }
 }
 
