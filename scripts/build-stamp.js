@@ -46,9 +46,14 @@ if (command === 'write') {
     built = statSync(stamp).mtimeMs;
     statSync(join(root, 'dist', 'main.js'));
   } catch {
+    // Said before the build's own output, which would otherwise look like a hang or a failure.
+    console.log(
+      'npm start: first start, building the gateway first (npm run build, about 15 s; later starts skip it)...',
+    );
     process.exit(1);
   }
   const changed = inputs.map((input) => newest(join(root, input))).some((mtime) => mtime > built);
+  if (changed) console.log('npm start: the sources changed since the last build, rebuilding...');
   process.exit(changed ? 1 : 0);
 } else {
   console.error('usage: build-stamp.js write|check');

@@ -53,12 +53,13 @@ export async function startGateway(
     throw listenError(error as NodeJS.ErrnoException, host, port);
   }
   logger.started();
-  await afterListen(app);
   const { port: bound } = app.getHttpServer().address() as AddressInfo; // the real one when PORT=0
   Logger.log(
     `gateway listening on http://${host === '0.0.0.0' ? 'localhost' : host}:${bound}/v1`,
     'Bootstrap',
   );
+  // Last, so that a demo key printed on a first start is the last thing a person sees.
+  await afterListen(app);
   return app;
 }
 

@@ -8,6 +8,8 @@ describe('npm start: rebuild only when dist/ is stale', () => {
   const root = mkdtempSync(join(tmpdir(), 'gateway-stamp-'));
   const script = join(root, 'scripts', 'build-stamp.js');
   const run = (command: string) => spawnSync(process.execPath, [script, command]).status;
+  const said = (command: string) =>
+    spawnSync(process.execPath, [script, command]).stdout.toString();
   const age = (path: string, seconds: number) => {
     const when = new Date(Date.now() + seconds * 1000);
     utimesSync(path, when, when);
@@ -36,13 +38,15 @@ describe('npm start: rebuild only when dist/ is stale', () => {
     }
   });
 
-  it('needs a build before any build', () => {
+  it('needs a build before any build, and says that the first start builds', () => {
     expect(run('check')).toBe(1);
+    expect(said('check')).toMatch(/^npm start: first start, building the gateway first/);
   });
 
   it('is current right after a build, even when Prisma regenerated its client', () => {
     expect(run('write')).toBe(0);
     expect(run('check')).toBe(0);
+    expect(said('check')).toBe('');
     age(join(root, 'src', 'generated', 'client.ts'), 60);
     expect(run('check')).toBe(0);
   });
@@ -51,6 +55,7 @@ describe('npm start: rebuild only when dist/ is stale', () => {
     expect(run('write')).toBe(0);
     age(join(root, path), 60);
     expect(run('check')).toBe(1);
+    expect(said('check')).toMatch(/^npm start: the sources changed since the last build/);
     age(join(root, path), -60);
   });
 });

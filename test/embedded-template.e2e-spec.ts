@@ -9,17 +9,22 @@ import { compileGateway } from './support/compile-gateway';
 
 const ROOT = join(__dirname, '..');
 
-/** Starts the built gateway on a data folder: its URL and demo key once ready, and its output. */
+/**
+ * Starts the built gateway on a data folder: its URL once ready (and on a first start,
+ * `firstStart`, its demo key, the last thing it prints), and its output.
+ */
 const running = new Set<BuiltGateway>();
 afterEach(() => running.forEach((gateway) => gateway.child.kill('SIGKILL')));
 
-function start(dataDir: string) {
+function start(dataDir: string, firstStart = false) {
   const gateway = spawnBuiltGateway({ HOST: '127.0.0.1', PORT: '0', GATEWAY_DATA_DIR: dataDir });
   running.add(gateway);
   gateway.child.once('exit', () => running.delete(gateway));
-  const ready = gateway.listening().then((url) => ({
+  const ready = gateway.listening().then(async (url) => ({
     url,
-    key: /Demo virtual key: (gk-\S+)/.exec(gateway.output.stdout)?.[1],
+    key: firstStart
+      ? await gateway.demoKey()
+      : /Demo virtual key: (gk-\S+)/.exec(gateway.output.stdout)?.[1],
   }));
   return { child: gateway.child, ready, output: () => gateway.output.stdout };
 }
@@ -47,8 +52,13 @@ describe('embedded database template (npm run build)', () => {
     expect(existsSync(join(ROOT, 'dist', 'embedded-pgdata', 'PG_VERSION'))).toBe(true);
     const dataDir = join(mkdtempSync(join(tmpdir(), 'gateway-template-')), 'data');
 
-    const first = start(dataDir);
+    const first = start(dataDir, true);
     const { url, key } = await first.ready;
+    // The demo key is the start's last output, after the listening line; no route listing at
+    // the default level to scroll past.
+    expect(first.output().trimEnd().endsWith(`Demo virtual key: ${key}`)).toBe(true);
+    expect(first.output()).not.toContain('Mapped {');
+    expect(first.output()).not.toContain('RoutesResolver');
     expect(first.output()).toContain("from the build's initialised template");
     // The build applied the migrations to the template: the first start only checks them.
     expect(first.output()).toMatch(

@@ -29,6 +29,11 @@ describe('loadAppConfig', () => {
     expect(() => loadAppConfig({ DATABASE_URL: 'mysql://u:s3cret@h/db' })).toThrow(/^(?!.*s3cret)/);
   });
 
+  it('listens on this machine only unless HOST says otherwise', () => {
+    expect(loadAppConfig({}).HOST).toBe('127.0.0.1');
+    expect(loadAppConfig({ HOST: '0.0.0.0' }).HOST).toBe('0.0.0.0');
+  });
+
   it('accepts a postgres URL and treats an empty DATABASE_URL as unset (embedded mode)', () => {
     expect(loadAppConfig({ DATABASE_URL: 'postgres://u:p@h:5432/db' }).DATABASE_URL).toBe(
       'postgres://u:p@h:5432/db',

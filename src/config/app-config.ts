@@ -32,9 +32,10 @@ export class AppConfig {
   @Max(65535)
   PORT = 8080;
 
+  /** This machine only, unless told otherwise (the Docker image sets 0.0.0.0). */
   @IsString()
   @IsNotEmpty()
-  HOST = '0.0.0.0';
+  HOST = '127.0.0.1';
 
   /** Postgres connection string; without it the gateway runs an embedded Postgres (PGlite). */
   @Transform(emptyToUndefined)
