@@ -14,15 +14,17 @@ function capturing(): { target: LoggerService; lines: string[] } {
 }
 
 describe('StartupLogger', () => {
-  it("sends Nest's route listing at debug, everything else at its own level", () => {
+  it("sends Nest's module and route listing at debug, everything else at its own level", () => {
     const { target, lines } = capturing();
     const logger = new StartupLogger();
     logger.writeTo(target);
+    logger.log('AppModule dependencies initialized', 'InstanceLoader');
     logger.log('CompletionsController {/v1}:', 'RoutesResolver');
     logger.log('Mapped {/v1/chat/completions, POST} route', 'RouterExplorer');
     logger.log('Nest application successfully started', 'NestApplication');
     logger.warn('GATEWAY_CONFIG is not set', 'GatewayConfigService');
     expect(lines).toEqual([
+      'debug [InstanceLoader] AppModule dependencies initialized',
       'debug [RoutesResolver] CompletionsController {/v1}:',
       'debug [RouterExplorer] Mapped {/v1/chat/completions, POST} route',
       'log [NestApplication] Nest application successfully started',

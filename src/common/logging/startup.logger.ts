@@ -2,16 +2,16 @@ import { ConsoleLogger, LoggerService } from '@nestjs/common';
 
 /** Nest's own loggers that report a failed start before rethrowing it to bootstrap. */
 const RETHROWING_CONTEXTS = new Set(['ExceptionHandler', 'NestApplication']);
-/** Nest's listing of every controller and route at start: for a developer, at debug. */
-const ROUTE_LISTING_CONTEXTS = new Set(['RoutesResolver', 'RouterExplorer']);
+/** Nest's listing of every module, controller and route at start: for a developer, at debug. */
+const WIRING_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
 
 type Level = 'log' | 'error' | 'warn' | 'debug' | 'verbose' | 'fatal';
 
 /**
  * The app's logger. Until the gateway listens, the errors Nest logs on its way to rethrowing them
  * are dropped: main.ts reports each failed start once, as one line that names what to fix, instead
- * of a stack trace followed by the same message again. Nest's route listing goes out at debug, so
- * that a start prints a few lines and the demo key stays easy to find. Everything else goes to
+ * of a stack trace followed by the same message again. Nest's listing of modules and routes goes
+ * out at debug, so that a start prints a few lines and the demo key stays easy to find. Everything else goes to
  * the console until `writeTo` hands it the JSON logger (nestjs-pino), which exists only once the
  * app is created.
  */
@@ -29,8 +29,8 @@ export class StartupLogger extends ConsoleLogger {
 
   override log(message: unknown, ...optionalParams: unknown[]): void {
     const context = optionalParams.at(-1);
-    const routeListing = typeof context === 'string' && ROUTE_LISTING_CONTEXTS.has(context);
-    this.write(routeListing ? 'debug' : 'log', message, optionalParams);
+    const wiring = typeof context === 'string' && WIRING_CONTEXTS.has(context);
+    this.write(wiring ? 'debug' : 'log', message, optionalParams);
   }
 
   override warn(message: unknown, ...optionalParams: unknown[]): void {
