@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import {
-  Chunking,
   json,
   RecordedRequest,
   ScriptedUpstream,
   sleep,
+  StreamFaults,
   UpstreamHandler,
   writeFrame,
 } from './scripted-upstream';
@@ -25,7 +25,8 @@ export interface AnthropicToolUseScript {
   input: Record<string, unknown>;
 }
 
-export interface AnthropicScript {
+/** One scripted answer; a stream's error (errorAfter) is an overloaded `event: error`. */
+export interface AnthropicScript extends StreamFaults {
   /** Text pieces: one text_delta each in a stream, joined in a JSON answer. */
   text?: string[];
   toolUses?: AnthropicToolUseScript[];
@@ -37,14 +38,6 @@ export interface AnthropicScript {
     cache_read_input_tokens?: number;
     cache_creation_input_tokens?: number;
   };
-  /** Streams only. */
-  chunking?: Chunking;
-  delayMs?: number;
-  firstByteDelayMs?: number;
-  /** After this many text pieces, send an overloaded `event: error` and end. */
-  errorAfter?: number;
-  /** After this many text pieces, destroy the connection. */
-  cutAfter?: number;
 }
 
 export class FakeAnthropicUpstream extends ScriptedUpstream {

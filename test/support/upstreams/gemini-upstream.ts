@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import {
-  Chunking,
   json,
   RecordedRequest,
   ScriptedUpstream,
   sleep,
+  StreamFaults,
   UpstreamHandler,
   writeFrame,
 } from './scripted-upstream';
@@ -26,7 +26,8 @@ export interface GeminiFunctionCallScript {
   thoughtSignature?: string;
 }
 
-export interface GeminiScript {
+/** One scripted answer; a stream's error (errorAfter) is a Google error payload as the next `data:`. */
+export interface GeminiScript extends StreamFaults {
   /** Text pieces: one chunk each in a stream, joined in a JSON answer. */
   text?: string[];
   functionCalls?: GeminiFunctionCallScript[];
@@ -38,14 +39,6 @@ export interface GeminiScript {
     thoughtsTokenCount?: number;
     cachedContentTokenCount?: number;
   };
-  /** Streams only. */
-  chunking?: Chunking;
-  delayMs?: number;
-  firstByteDelayMs?: number;
-  /** After this many text pieces, send a Google error payload as the next `data:` and end. */
-  errorAfter?: number;
-  /** After this many text pieces, destroy the connection. */
-  cutAfter?: number;
 }
 
 const PATH = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)(\?.*)?$/;

@@ -153,6 +153,18 @@ export function hang(): UpstreamHandler {
  */
 export type Chunking = 'whole' | 'awkward' | 'bytes';
 
+/** How a scripted stream is written and cut short; each provider's script adds its content. */
+export interface StreamFaults {
+  /** Streams only: how each frame's bytes are written. */
+  chunking?: Chunking;
+  delayMs?: number;
+  firstByteDelayMs?: number;
+  /** After this many text pieces, send the provider's own error event and end. */
+  errorAfter?: number;
+  /** After this many text pieces, destroy the connection. */
+  cutAfter?: number;
+}
+
 export function awkwardPieces(frame: Buffer): Buffer[] {
   const cuts = new Set<number>();
   for (let i = 0; i < frame.length; i++) {
