@@ -109,11 +109,17 @@ export class TokenLimitsService implements BeforeApplicationShutdown {
     const holds: Hold[] = [];
     let headers: Record<string, string> = {};
     for (const step of steps) {
-      const result = await this.counters.consume(
-        step.charges.map((charge) => charge.spec),
-        step.wanted.min,
-        step.wanted.max,
-      );
+      const result = await this.counters
+        .consume(
+          step.charges.map((charge) => charge.spec),
+          step.wanted.min,
+          step.wanted.max,
+        )
+        .catch(async (error: unknown) => {
+          // The store failed part-way (LIMITS_ON_STORE_FAILURE=closed): hold nothing.
+          await this.release(holds);
+          throw error;
+        });
       const tokensIndex = step.charges.findIndex((charge) => charge.kind === 'tokens');
       if (tokensIndex >= 0)
         headers = rateLimitHeaders(
@@ -221,6 +227,7 @@ export class TokenLimitsService implements BeforeApplicationShutdown {
           key: tokensPerMinuteCounterKey(key.id),
           limit: limits.tokensPerMinute,
           windowMs: TOKEN_WINDOW_MS,
+          keyLimit: true,
         },
       });
     if (keyTokens.length > 0) steps.push({ unit: 'tokens', charges: keyTokens, wanted: tokens });
@@ -310,5 +317,5 @@ function periodCharge(
 ): Charge {
   const window = budgetPeriodAt(period, now);
   const key = PERIOD_COUNTER_KEYS[kind][owner](id, window.id);
-  return { kind, owner, period, spec: { key, limit, endsAt: window.endsAt } };
+  return { kind, owner, period, spec: { key, limit, endsAt: window.endsAt, keyLimit: true } };
 }
