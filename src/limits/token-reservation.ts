@@ -1,5 +1,6 @@
 import type { Price } from '../common/money/price';
 import { UTF8_BYTES_COUNTER, type PromptTokenCounter } from '../common/tokens/prompt-token-counter';
+import { TokenizerBudget } from '../common/tokens/tokenizer-budget';
 import type { ContentPart, MessageContent } from '../providers/provider-adapter.interface';
 
 /** The fields of a chat message that reach the model's prompt. */
@@ -26,8 +27,8 @@ export interface ReservableRequest {
 }
 
 /**
- * Longest the tokenizer may work on one request's prompt; the rest is counted as UTF-8 bytes,
- * still an upper bound (openai-encoding.ts).
+ * CPU time the tokenizer may spend on one request's prompt beyond its first kilobyte of text;
+ * the rest is counted as UTF-8 bytes, still an upper bound (tokenizer-budget.ts).
  */
 const TOKENIZER_BUDGET_MS = 4;
 
@@ -44,7 +45,7 @@ export function estimatePromptTokens(
 ): number {
   counter.prepare();
   return (
-    countMessages(messages, counter, performance.now() + TOKENIZER_BUDGET_MS) + counter.perRequest
+    countMessages(messages, counter, new TokenizerBudget(TOKENIZER_BUDGET_MS)) + counter.perRequest
   );
 }
 
@@ -59,12 +60,12 @@ export function estimateRequestPromptTokens(
   let highest = 0;
   for (const counter of counters.length > 0 ? counters : [UTF8_BYTES_COUNTER]) {
     counter.prepare();
-    const deadline = performance.now() + TOKENIZER_BUDGET_MS;
-    let tokens = countMessages(request.messages, counter, deadline) + counter.perRequest;
+    const budget = new TokenizerBudget(TOKENIZER_BUDGET_MS);
+    let tokens = countMessages(request.messages, counter, budget) + counter.perRequest;
     if (request.tools && request.tools.length > 0)
-      tokens += counter.toolsOverhead + counter.text(JSON.stringify(request.tools), deadline);
+      tokens += counter.toolsOverhead + counter.text(JSON.stringify(request.tools), budget);
     if (request.response_format != null)
-      tokens += counter.text(JSON.stringify(request.response_format), deadline);
+      tokens += counter.text(JSON.stringify(request.response_format), budget);
     highest = Math.max(highest, tokens);
   }
   return highest;
@@ -73,20 +74,20 @@ export function estimateRequestPromptTokens(
 function countMessages(
   messages: readonly ReservableMessage[],
   counter: PromptTokenCounter,
-  deadline: number,
+  budget: TokenizerBudget,
 ): number {
   let tokens = 0;
   for (const message of messages) {
-    tokens += counter.perMessage + counter.text(message.role ?? '', deadline);
-    tokens += countContent(message.content, counter, deadline);
-    if (message.name) tokens += counter.perName + counter.text(message.name, deadline);
-    if (message.tool_call_id) tokens += counter.text(message.tool_call_id, deadline);
+    tokens += counter.perMessage + counter.text(message.role ?? '', budget);
+    tokens += countContent(message.content, counter, budget);
+    if (message.name) tokens += counter.perName + counter.text(message.name, budget);
+    if (message.tool_call_id) tokens += counter.text(message.tool_call_id, budget);
     if (message.tool_calls && message.tool_calls.length > 0)
       tokens +=
         counter.perToolCall * message.tool_calls.length +
-        counter.text(JSON.stringify(message.tool_calls), deadline);
+        counter.text(JSON.stringify(message.tool_calls), budget);
     if (message.function_call != null)
-      tokens += counter.perToolCall + counter.text(JSON.stringify(message.function_call), deadline);
+      tokens += counter.perToolCall + counter.text(JSON.stringify(message.function_call), budget);
   }
   return tokens;
 }
@@ -94,30 +95,34 @@ function countMessages(
 function countContent(
   content: MessageContent | null | undefined,
   counter: PromptTokenCounter,
-  deadline: number,
+  budget: TokenizerBudget,
 ): number {
   if (content == null) return 0;
-  if (typeof content === 'string') return counter.text(content, deadline);
+  if (typeof content === 'string') return counter.text(content, budget);
   let tokens = 0;
-  for (const part of content) tokens += countPart(part, counter, deadline);
+  for (const part of content) tokens += countPart(part, counter, budget);
   return tokens;
 }
 
-function countPart(part: ContentPart, counter: PromptTokenCounter, deadline: number): number {
+function countPart(
+  part: ContentPart,
+  counter: PromptTokenCounter,
+  budget: TokenizerBudget,
+): number {
   switch (part.type) {
     case 'text':
-      return counter.text(part.text, deadline);
+      return counter.text(part.text, budget);
     case 'refusal':
-      return counter.text(part.refusal, deadline);
+      return counter.text(part.refusal, budget);
     case 'image_url':
       return counter.image(part.image_url.detail);
     case 'input_audio':
       return audioTokens(part.input_audio.data);
     case 'file':
-      return fileTokens(part.file, counter, deadline);
+      return fileTokens(part.file, counter, budget);
     default:
       // A part type added later: held at its JSON text, never at nothing.
-      return counter.text(JSON.stringify(part), deadline);
+      return counter.text(JSON.stringify(part), budget);
   }
 }
 
@@ -138,11 +143,11 @@ function audioTokens(base64: string): number {
 function fileTokens(
   file: { file_data?: string; filename?: string },
   counter: PromptTokenCounter,
-  deadline: number,
+  budget: TokenizerBudget,
 ): number {
   const size = file.file_data ? decodedLength(file.file_data) : 0;
   const pages = Math.max(1, Math.ceil(size / 8_192));
-  return size + pages * counter.image('high') + counter.text(file.filename ?? '', deadline);
+  return size + pages * counter.image('high') + counter.text(file.filename ?? '', budget);
 }
 
 /** Bytes of a base64 text (a data: URL's header is counted too, which only adds). */

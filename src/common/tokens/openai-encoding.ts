@@ -1,3 +1,5 @@
+import type { TokenizerBudget } from './tokenizer-budget';
+
 export type OpenAiEncodingName = 'o200k_base' | 'cl100k_base';
 
 interface Encoding {
@@ -32,7 +34,7 @@ function encoding(name: OpenAiEncodingName): Encoding {
           require('gpt-tokenizer/cjs/encoding/cl100k_base')
     ) as Encoding;
     encoder.setMergeCacheSize(MERGE_CACHE_SIZE);
-    // The library builds its tables on the first count: do it here, not inside a deadline.
+    // The library builds its tables on the first count: do it here, not inside a request's budget.
     encoder.countTokens('warm', AS_TEXT);
     loaded.set(name, encoder);
   }
@@ -71,7 +73,7 @@ function bytes(text: string, start: number, end: number): number {
 /**
  * An upper bound of `text`'s tokens in an OpenAI encoding, exact for ordinary text. The text is
  * cut where pieces are sure to split (isCut) into runs of at most CHUNK characters, each counted
- * by the tokenizer. From a run with no such cut, and from `deadline` on, the rest of the text is
+ * by the tokenizer. From a run with no such cut, and once `budget` is spent, the rest of the text is
  * counted as its UTF-8 bytes instead, which a byte-level BPE never exceeds: the tokenizer's merge
  * step is quadratic in a piece's length, and random text costs it microseconds per byte, so
  * neither may stall a request.
@@ -79,13 +81,12 @@ function bytes(text: string, start: number, end: number): number {
 export function countWithOpenAiEncoding(
   name: OpenAiEncodingName,
   text: string,
-  deadline: number,
+  budget: TokenizerBudget,
 ): number {
   const encoder = encoding(name);
   let total = 0;
   let start = 0;
   while (start < text.length) {
-    if (performance.now() > deadline) return total + bytes(text, start, text.length);
     let end = text.length;
     if (end - start > CHUNK) {
       end = start + CHUNK;
@@ -94,6 +95,7 @@ export function countWithOpenAiEncoding(
       // the rest is counted as bytes rather than searched for the next cut character by character.
       if (end === start) return total + bytes(text, start, text.length);
     }
+    if (!budget.allows(end - start)) return total + bytes(text, start, text.length);
     total += encoder.countTokens(
       start === 0 && end === text.length ? text : text.slice(start, end),
       AS_TEXT,

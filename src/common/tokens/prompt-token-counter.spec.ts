@@ -5,9 +5,10 @@ import {
   type OpenAiEncodingName,
 } from './openai-encoding';
 import { UTF8_BYTES_COUNTER, promptTokenCounterFor } from './prompt-token-counter';
+import { TokenizerBudget } from './tokenizer-budget';
 
 const ENCODINGS: OpenAiEncodingName[] = ['o200k_base', 'cl100k_base'];
-const NO_DEADLINE = Number.POSITIVE_INFINITY;
+const NO_DEADLINE = () => TokenizerBudget.unlimited();
 
 const codePoints = (from: number, to: number) =>
   fc.integer({ min: from, max: to }).map((code) => String.fromCodePoint(code));
@@ -78,11 +79,11 @@ describe('prompt token counters: the estimate is never below the tokenizer', () 
     fc.assert(
       fc.property(anyText, (text) => {
         const exact = exactOpenAiTokens(name, text);
-        expect(countWithOpenAiEncoding(name, text, NO_DEADLINE)).toBeGreaterThanOrEqual(exact);
-        // Past the deadline everything is bytes: still a bound.
-        expect(
-          countWithOpenAiEncoding(name, text, Number.NEGATIVE_INFINITY),
-        ).toBeGreaterThanOrEqual(exact);
+        expect(countWithOpenAiEncoding(name, text, NO_DEADLINE())).toBeGreaterThanOrEqual(exact);
+        // Once the budget is spent everything is bytes: still a bound.
+        expect(countWithOpenAiEncoding(name, text, TokenizerBudget.spent())).toBeGreaterThanOrEqual(
+          exact,
+        );
       }),
       { numRuns: 300 },
     );
@@ -91,7 +92,7 @@ describe('prompt token counters: the estimate is never below the tokenizer', () 
   it.each(ENCODINGS)('%s: the UTF-8 byte bound >= the tokenizer count, for any text', (name) => {
     fc.assert(
       fc.property(anyText, (text) => {
-        expect(UTF8_BYTES_COUNTER.text(text, NO_DEADLINE)).toBeGreaterThanOrEqual(
+        expect(UTF8_BYTES_COUNTER.text(text, NO_DEADLINE())).toBeGreaterThanOrEqual(
           exactOpenAiTokens(name, text),
         );
       }),
@@ -104,7 +105,7 @@ describe('prompt token counters: the estimate is never below the tokenizer', () 
     (name) => {
       fc.assert(
         fc.property(prose, (text) => {
-          expect(countWithOpenAiEncoding(name, text, NO_DEADLINE)).toBe(
+          expect(countWithOpenAiEncoding(name, text, NO_DEADLINE())).toBe(
             exactOpenAiTokens(name, text),
           );
         }),
@@ -118,9 +119,9 @@ describe('prompt token counters: the estimate is never below the tokenizer', () 
       .repeat(15)
       .slice(0, 400);
     const exact = exactOpenAiTokens('o200k_base', text);
-    expect(countWithOpenAiEncoding('o200k_base', text, NO_DEADLINE)).toBe(exact);
+    expect(countWithOpenAiEncoding('o200k_base', text, NO_DEADLINE())).toBe(exact);
     expect(exact).toBeGreaterThan(text.length / 4);
-    expect(UTF8_BYTES_COUNTER.text(text, NO_DEADLINE)).toBe(1201);
+    expect(UTF8_BYTES_COUNTER.text(text, NO_DEADLINE())).toBe(1201);
   });
 });
 

@@ -3,6 +3,7 @@ import {
   loadOpenAiEncoding,
   type OpenAiEncodingName,
 } from './openai-encoding';
+import type { TokenizerBudget } from './tokenizer-budget';
 
 /**
  * How one model family turns a chat request into prompt tokens, as an upper bound: `text()` never
@@ -12,10 +13,10 @@ import {
 export interface PromptTokenCounter {
   /** 'o200k_base', 'cl100k_base' or 'utf8-bytes'. */
   readonly name: string;
-  /** Loads what the counter needs before a deadline is taken (the tokenizer's table). */
+  /** Loads what the counter needs before a request is counted (the tokenizer's table). */
   prepare(): void;
-  /** An upper bound of the tokens of one text; work past `deadline` (performance.now()) is bytes. */
-  text(text: string, deadline: number): number;
+  /** An upper bound of the tokens of one text; what is left once `budget` is spent is bytes. */
+  text(text: string, budget: TokenizerBudget): number;
   /** Tokens the chat format adds around each message, besides its role and content. */
   readonly perMessage: number;
   /** Tokens the chat format adds once per request (the reply's priming). */
@@ -67,7 +68,8 @@ function openAiCounter(encoding: OpenAiEncodingName, image: ImageCost): PromptTo
   return Object.freeze({
     name: encoding,
     prepare: () => loadOpenAiEncoding(encoding),
-    text: (text: string, deadline: number) => countWithOpenAiEncoding(encoding, text, deadline),
+    text: (text: string, budget: TokenizerBudget) =>
+      countWithOpenAiEncoding(encoding, text, budget),
     perMessage: 3,
     perRequest: 3,
     perName: 1,
