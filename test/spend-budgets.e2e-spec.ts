@@ -12,10 +12,11 @@ import {
 
 // Dollar budgets (docs/spend.md): a request holds its worst-case cost (prompt estimate at the
 // input price + max_tokens at the output price) before the upstream call and settles to its real
-// cost after. PROMPT is 40 characters, an estimate of 10 tokens; at $1/M input and $2/M output a
+// cost after. PROMPT is an estimate of 10 tokens; at $1/M input and $2/M output a
 // request with max_tokens 10 holds 10 * $1/M + 10 * $2/M = $0.00003, so $0.0015 pays for 50.
 
-const PROMPT = 'x'.repeat(40);
+// An estimate of 10 tokens for gpt-4o: 3 of text, 7 of the chat format.
+const PROMPT = 'Say hello politely';
 const PRICE = { input: '1', output: '2' };
 const PER_REQUEST = 30n; // micro-dollars
 const BUDGET_FOR_50 = '0.0015';
@@ -44,10 +45,22 @@ afterAll(async () => {
 function models() {
   return {
     'alpha-k3': [
-      { provider: 'openai', base_url: upstream.url, api_key: 'sk-up', model: 'up', price: PRICE },
+      {
+        provider: 'openai',
+        base_url: upstream.url,
+        api_key: 'sk-up',
+        model: 'gpt-4o',
+        price: PRICE,
+      },
     ],
     'beta-v4-pro-0813': [
-      { provider: 'openai', base_url: upstream.url, api_key: 'sk-up', model: 'up', price: PRICE },
+      {
+        provider: 'openai',
+        base_url: upstream.url,
+        api_key: 'sk-up',
+        model: 'gpt-4o',
+        price: PRICE,
+      },
     ],
   };
 }

@@ -105,14 +105,16 @@ describe('spend rollups and retention', () => {
         `SELECT sum(cost_usd)::text AS cost, count(*)::int AS n FROM usage_records`,
       )
     ).rows;
+    // The rows lie in 2030-2031: a report without `from` covers only the last 30 days.
+    const all = { from: '2030-01-01', to: '2032-01-01' };
     for (const groupBy of ['key', 'team', 'model', 'deployment', 'day'] as const) {
-      const groups = await report.report({ groupBy });
+      const { groups } = await report.report({ groupBy, ...all });
       expect(groups.reduce((n, g) => n + g.requests, 0)).toBe(rawTotal.n);
       // Summed as exact decimals (BigInt of pico-dollars), never as floats.
       const pico = groups.reduce((sum, g) => sum + toPico(g.costUsd), 0n);
       expect(pico).toBe(toPico(rawTotal.cost));
     }
-    const byKey = await report.report({ groupBy: 'key', keyId: keys[1] });
+    const { groups: byKey } = await report.report({ groupBy: 'key', keyId: keys[1], ...all });
     const [rawKey] = (
       await database.query<{ cost: string }>(
         `SELECT sum(cost_usd)::text AS cost FROM usage_records WHERE key_id = $1`,
@@ -121,9 +123,13 @@ describe('spend rollups and retention', () => {
     ).rows;
     expect(byKey).toHaveLength(1);
     expect(toPico(byKey[0].costUsd)).toBe(toPico(rawKey.cost));
-    const december = await report.report({ groupBy: 'day', from: '2030-12-01', to: '2031-01-01' });
+    const { groups: december } = await report.report({
+      groupBy: 'day',
+      from: '2030-12-01',
+      to: '2031-01-01',
+    });
     expect(december.map((g) => g.group)).toEqual(['2030-12-01']);
-    const teams = await report.report({ groupBy: 'team' });
+    const { groups: teams } = await report.report({ groupBy: 'team', ...all });
     expect(teams.map((g) => g.group).sort()).toEqual(['', team].sort());
   });
 
@@ -149,7 +155,11 @@ describe('spend rollups and retention', () => {
     );
     expect(after.rows.map((r) => r.day)).toEqual(['2031-01-15']);
     expect((await database.query(ROLLUPS)).rows).toEqual(before);
-    const spend = await new SpendReport(prisma).report({ groupBy: 'day' });
+    const { groups: spend } = await new SpendReport(prisma).report({
+      groupBy: 'day',
+      from: '2030-01-01',
+      to: '2032-01-01',
+    });
     expect(spend.map((g) => g.group)).toEqual([
       '2030-11-03',
       '2030-11-30',

@@ -11,7 +11,8 @@ import { completion, FakeOpenAiUpstream } from './support/upstreams/openai-upstr
 // $2/M output a request with max_tokens 10 holds $0.00003 and, answered with 10 + 10 tokens,
 // costs exactly that.
 
-const PROMPT = 'x'.repeat(40);
+// An estimate of 10 tokens for gpt-4o: 3 of text, 7 of the chat format.
+const PROMPT = 'Say hello politely';
 const PRICE = { input: '1', output: '2' };
 
 describe('teams', () => {
@@ -25,7 +26,7 @@ describe('teams', () => {
       provider: 'openai',
       base_url: upstream.url,
       api_key: 'sk-up',
-      model: 'up',
+      model: 'gpt-4o',
       price: PRICE,
     };
     gateway = await startTestApp({

@@ -1,5 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import OpenAI from 'openai';
+import { estimatePromptTokens } from '../src/limits/token-reservation';
+import { promptTokenCounterFor } from '../src/common/tokens/prompt-token-counter';
 import { testRedisNamespace, TEST_REDIS_URL } from './support/redis';
 import { chatBody, chatWith } from './support/chat';
 import { startTestApp, TestApp } from './support/test-app';
@@ -12,10 +14,17 @@ import {
 import { eventually } from './support/eventually';
 
 // Token limits per key, counted in the machine's real Redis. A request reserves its prompt
-// estimate (characters / 4) plus max_tokens, or DEFAULT_MAX_TOKENS_RESERVATION, and settles to
-// what it used. PROMPT is 40 characters: an estimate of 10 tokens.
+// estimate (an upper bound, from gpt-4o's tokenizer here) plus max_tokens, or
+// DEFAULT_MAX_TOKENS_RESERVATION, and settles to what it used. PROMPT is an estimate of 10 tokens:
+// 3 of text and 7 of the chat format.
 
-const PROMPT = 'x'.repeat(40);
+const PROMPT = 'Say hello politely';
+const MESSAGES = [{ role: 'user', content: PROMPT }];
+it('PROMPT is an estimate of 10 tokens for gpt-4o', () => {
+  expect(
+    estimatePromptTokens(MESSAGES, promptTokenCounterFor({ provider: 'openai', model: 'gpt-4o' })),
+  ).toBe(10);
+});
 const namespace = testRedisNamespace();
 const redisEnv = {
   REDIS_URL: TEST_REDIS_URL,
@@ -33,7 +42,7 @@ function models() {
         provider: 'openai',
         base_url: upstream.url,
         api_key: 'sk-upstream',
-        model: 'upstream-model',
+        model: 'gpt-4o',
       },
     ],
   };
@@ -183,8 +192,9 @@ describe('tokens per minute', () => {
       client.end(body);
     });
     await aborted;
-    // Reserved 10 + 500; settled to the prompt estimate plus "Hello" (5 characters: 2 tokens).
-    await counted(key.id, '12');
+    // Reserved 10 + 500; settled to the prompt estimate the stream path makes without the
+    // deployment's tokenizer (the UTF-8 byte bound) plus "Hello" (5 characters: 2 tokens).
+    await counted(key.id, String(estimatePromptTokens(MESSAGES) + 2));
   });
 
   it('gives the reservation back when the provider fails', async () => {

@@ -4,6 +4,7 @@ import { Public } from '../auth/public.decorator';
 import { toCsv } from '../common/http/csv';
 import { VirtualKeyService } from '../keys/virtual-key.service';
 import { TeamsService } from '../teams/teams.service';
+import { DEFAULT_REPORT_LIMIT, MAX_REPORT_LIMIT, pageRows } from '../usage/report-range';
 import { SpendGroup, SpendReport } from '../usage/spend-report.service';
 import { AdminThrottlerGuard } from './admin-throttler.guard';
 import { AdminGuard } from './admin.guard';
@@ -23,7 +24,7 @@ export class AdminSpendController {
   @Get()
   async report(@Query() query: SpendQueryDto, @Res({ passthrough: true }) response: Response) {
     const groupBy = query.group_by ?? 'key';
-    const groups = await this.spend.report({
+    const { from, to, groups } = await this.spend.report({
       groupBy,
       from: query.from,
       to: query.to,
@@ -31,10 +32,20 @@ export class AdminSpendController {
       teamId: query.team_id,
       model: query.model,
     });
+    const csv = query.format === 'csv';
+    // A CSV export takes the most a page may hold unless told otherwise: it is for a spreadsheet.
+    const page = pageRows(
+      groups,
+      query.limit ?? (csv ? MAX_REPORT_LIMIT : DEFAULT_REPORT_LIMIT),
+      query.after,
+      (group) => [group.group],
+      (group, [after]) => group.group > String(after),
+    );
     const names = await this.names(groupBy);
-    const data = groups.map((group) => present(groupBy, group, names));
-    if (query.format === 'csv') {
+    const data = page.data.map((group) => present(groupBy, group, names));
+    if (csv) {
       response.setHeader('content-type', 'text/csv; charset=utf-8');
+      if (page.nextAfter) response.setHeader('x-next-after', page.nextAfter);
       response.setHeader(
         'content-disposition',
         `attachment; filename="spend-by-${groupBy}${query.from ? `-${query.from}` : ''}${query.to ? `-${query.to}` : ''}.csv"`,
@@ -49,11 +60,13 @@ export class AdminSpendController {
     return {
       object: 'spend_report',
       group_by: groupBy,
-      from: query.from ?? null,
-      to: query.to ?? null,
+      from,
+      to,
       key_id: query.key_id ?? null,
       team_id: query.team_id ?? null,
       model: query.model ?? null,
+      has_more: page.hasMore,
+      next_after: page.nextAfter,
       data,
     };
   }

@@ -26,8 +26,9 @@ const USAGE = `Usage: gateway <command>
   teams list [--json]
   teams delete <id-or-name>       (its keys stay, without a team)
   spend [--group-by key|team|model|deployment|day] [--from YYYY-MM-DD] [--to YYYY-MM-DD]
-        [--key KEY-ID] [--team TEAM] [--model MODEL] [--json|--csv]
-                    spend from the daily rollups; --to is the first day excluded
+        [--key KEY-ID] [--team TEAM] [--model MODEL] [--json|--csv] [--limit N] [--after C]
+                    spend from the rollups; --to is the first day excluded, --from defaults
+                    to 30 days before it; a page of --limit rows (10000), the next one --after
   db migrate        apply pending migrations to DATABASE_URL
   db seed           upsert the keys declared in GATEWAY_SEED_KEYS / GATEWAY_SEED_FILE
 
@@ -56,6 +57,8 @@ async function main(argv: string[]): Promise<number> {
       key: { type: 'string' },
       model: { type: 'string' },
       csv: { type: 'boolean', default: false },
+      limit: { type: 'string' },
+      after: { type: 'string' },
       'grace-seconds': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -211,6 +214,8 @@ async function main(argv: string[]): Promise<number> {
             keyId: values.key,
             team: values.team,
             model: values.model,
+            limit: values.limit === undefined ? undefined : Number(values.limit),
+            after: values.after,
             format: values.csv ? 'csv' : values.json ? 'json' : 'table',
           },
           io,

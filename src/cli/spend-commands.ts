@@ -5,6 +5,7 @@ import { presentKey } from '../keys/virtual-key.presenter';
 import { VirtualKeyService } from '../keys/virtual-key.service';
 import { presentTeam, TeamsService } from '../teams/teams.service';
 import type { TeamSettings } from '../teams/team.types';
+import { MAX_REPORT_LIMIT, pageRows } from '../usage/report-range';
 import { SpendReport, type SpendGroupBy } from '../usage/spend-report.service';
 import type { CliOutput } from './commands';
 
@@ -104,6 +105,9 @@ export interface SpendOptions {
   /** A team id or name. */
   team?: string;
   model?: string;
+  /** Rows per page (default and most: MAX_REPORT_LIMIT); `after` is the previous page's cursor. */
+  limit?: number;
+  after?: string;
   format: 'table' | 'json' | 'csv';
 }
 
@@ -114,7 +118,10 @@ export async function spend(
 ): Promise<void> {
   const teams = app.get(TeamsService);
   const teamId = options.team ? (await teams.get(options.team)).id : undefined;
-  const groups = await app.get(SpendReport).report({
+  const limit = options.limit ?? MAX_REPORT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_REPORT_LIMIT)
+    throw new Error(`--limit must be a whole number from 1 to ${MAX_REPORT_LIMIT}`);
+  const { groups } = await app.get(SpendReport).report({
     groupBy: options.groupBy,
     from: options.from,
     to: options.to,
@@ -128,7 +135,16 @@ export async function spend(
       : options.groupBy === 'team'
         ? await teams.namesById()
         : new Map<string, string>();
-  const rows = groups.map((group) => ({
+  const page = pageRows(
+    groups,
+    limit,
+    options.after,
+    (group) => [group.group],
+    (group, [after]) => group.group > String(after),
+  );
+  // Said on stderr, so that a JSON or CSV on stdout stays whole.
+  if (page.nextAfter) process.stderr.write(`More rows follow: add --after ${page.nextAfter}\n`);
+  const rows = page.data.map((group) => ({
     [options.groupBy]: group.group || '-',
     name: names.get(group.group) ?? '',
     requests: group.requests,

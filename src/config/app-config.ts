@@ -266,6 +266,14 @@ export class AppConfig {
   @IsString()
   REDIS_KEY_PREFIX = 'gateway:';
 
+  /**
+   * What a key's limits do while the Redis counter store is down: `local` counts them in each
+   * instance's memory; `closed` refuses the requests of keys with limits or budgets with 503
+   * `limits_unavailable` until it is back (docs/keys-and-limits.md, "When Redis fails").
+   */
+  @IsIn(['local', 'closed'])
+  LIMITS_ON_STORE_FAILURE: 'local' | 'closed' = 'local';
+
   /** Longest wait for one Redis command or connection attempt before limits fall back to memory. */
   @Transform(toInt)
   @IsInt()

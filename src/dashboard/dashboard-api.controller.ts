@@ -29,7 +29,11 @@ import { presentCreatedKey, presentKey } from '../keys/virtual-key.presenter';
 import { VirtualKeyService } from '../keys/virtual-key.service';
 import { DashboardSessionGuard } from './dashboard-session.guard';
 import { DashboardSettings } from './dashboard-settings';
-import { DashboardUsageService, UsageBucketRow } from './dashboard-usage.service';
+import {
+  DashboardUsageService,
+  UsageBucketRow,
+  usageBucketSeconds,
+} from './dashboard-usage.service';
 import { ListKeysQuery } from './dto/list-keys.query';
 import { UsageSeriesQuery } from './dto/usage-series.query';
 
@@ -39,8 +43,6 @@ const VERSION = (
   }
 ).version;
 const DAY_MS = 86_400_000;
-/** Roughly this many points per chart, whatever the range. */
-const TARGET_POINTS = 60;
 
 /**
  * The dashboard's collection endpoints: one call per page view (overview, keys, usage), plus one
@@ -136,7 +138,8 @@ export class DashboardApiController {
 
   /**
    * The Usage page in one call: per time bucket, requests, errors, tokens and mean latency,
-   * per key and per model. The bucket grows with the range so a chart has ~60 points.
+   * per key and per model. The bucket grows with the range so a chart has ~60 points, and is
+   * whole days beyond two days (usageBucketSeconds).
    */
   @Get('usage')
   async usageSeries(@Query() query: UsageSeriesQuery) {
@@ -152,7 +155,7 @@ export class DashboardApiController {
         param: 'from',
         message: 'The range may span at most 366 days.',
       });
-    const bucketSeconds = niceBucket((to.getTime() - from.getTime()) / 1000 / TARGET_POINTS);
+    const bucketSeconds = usageBucketSeconds(from, to);
     const rows = await this.usage.buckets(from, to, bucketSeconds);
     const names = await this.keys.namesById();
     return {
@@ -183,12 +186,6 @@ export class DashboardApiController {
       });
     }
   }
-}
-
-const BUCKETS = [60, 300, 900, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86_400, 7 * 86_400];
-
-function niceBucket(seconds: number): number {
-  return BUCKETS.find((bucket) => bucket >= seconds) ?? BUCKETS[BUCKETS.length - 1];
 }
 
 function series(

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
+import { splitRange } from '../usage/report-range';
+import { bucketColumn, GROUP_COLUMNS, rollupQuery } from '../usage/rollup-query';
 
 export interface UsageBucketRow {
   bucket: Date;
@@ -14,37 +16,83 @@ export interface UsageBucketRow {
   costUsd: string | null;
 }
 
-/** Time series over usage_records for the Usage page, and each key's last use for the Keys page. */
+const DAY_SECONDS = 86_400;
+const BUCKETS = [
+  60,
+  300,
+  900,
+  1800,
+  3600,
+  3 * 3600,
+  6 * 3600,
+  12 * 3600,
+  DAY_SECONDS,
+  7 * DAY_SECONDS,
+];
+/** Roughly this many points per chart, whatever the range. */
+const TARGET_POINTS = 60;
+/** Ranges up to this long are drawn in buckets under a day, from the raw records. */
+const RAW_RANGE_MS = 2 * DAY_SECONDS * 1000;
+
+/**
+ * The bucket for a range: about TARGET_POINTS of them, but whole days (or weeks) beyond two days,
+ * so that a long view reads the daily or weekly rollups and raw records only for its partial
+ * days (docs/dashboard.md, docs/usage.md "Reports at scale").
+ */
+export function usageBucketSeconds(from: Date, to: Date): number {
+  const range = to.getTime() - from.getTime();
+  const wanted = Math.max(range / 1000 / TARGET_POINTS, range > RAW_RANGE_MS ? DAY_SECONDS : 0);
+  return BUCKETS.find((bucket) => bucket >= wanted) ?? BUCKETS[BUCKETS.length - 1];
+}
+
+/** Time series for the Usage page (rollups and raw records), and each key's last use for the Keys page. */
 @Injectable()
 export class DashboardUsageService {
   constructor(private readonly prisma: PrismaService) {}
 
   /** One row per time bucket, key and model, in bucket order; the database does the grouping. */
   async buckets(from: Date, to: Date, bucketSeconds: number): Promise<UsageBucketRow[]> {
-    const rows = await this.prisma.$queryRaw<Array<Record<string, unknown>>>`
-      SELECT to_timestamp(floor(extract(epoch FROM created_at) / ${bucketSeconds}::int) * ${bucketSeconds}::int) AS bucket,
-             key_id::text AS key_id, public_model,
-             count(*)::int AS requests,
-             (count(*) FILTER (WHERE status <> 'completed'))::int AS errors,
-             coalesce(sum(prompt_tokens), 0)::bigint AS prompt_tokens,
-             coalesce(sum(completion_tokens), 0)::bigint AS completion_tokens,
-             coalesce(sum(latency_ms), 0)::bigint AS latency_sum,
-             sum(cost_usd)::text AS cost_usd
-        FROM usage_records
-       WHERE created_at >= ${from} AND created_at < ${to}
-       GROUP BY 1, 2, 3
-       ORDER BY 1`;
-    return rows.map((row) => ({
-      bucket: row.bucket as Date,
-      keyId: row.key_id as string,
-      model: row.public_model as string,
-      requests: Number(row.requests),
-      errors: Number(row.errors),
-      promptTokens: Number(row.prompt_tokens),
-      completionTokens: Number(row.completion_tokens),
-      latencySum: Number(row.latency_sum),
-      costUsd: (row.cost_usd as string | null) ?? null,
-    }));
+    const depth =
+      bucketSeconds % (7 * DAY_SECONDS) === 0
+        ? 'weeks'
+        : bucketSeconds % DAY_SECONDS === 0
+          ? 'days'
+          : 'raw';
+    const statement = rollupQuery(
+      splitRange(from, to, depth),
+      [bucketColumn(bucketSeconds), GROUP_COLUMNS.key, GROUP_COLUMNS.model],
+      [
+        'requests',
+        'failed',
+        'aborted',
+        'prompt_tokens',
+        'completion_tokens',
+        'latency_ms',
+        'cost_usd',
+        'unpriced_requests',
+      ],
+      {},
+    );
+    if (!statement) return [];
+    const rows = await this.prisma.$queryRawUnsafe<Array<Record<string, string>>>(
+      `${statement.sql} ORDER BY "g0"`,
+      ...statement.params,
+    );
+    return rows.map((row) => {
+      const requests = Number(row.requests);
+      return {
+        bucket: new Date(Number(row.g0) * 1000),
+        keyId: row.g1,
+        model: row.g2,
+        requests,
+        errors: Number(row.failed) + Number(row.aborted),
+        promptTokens: Number(row.prompt_tokens),
+        completionTokens: Number(row.completion_tokens),
+        latencySum: Number(row.latency_ms),
+        // Unknown, not zero, while no request of the row had a price.
+        costUsd: requests > Number(row.unpriced_requests) ? row.cost_usd : null,
+      };
+    });
   }
 
   async lastUsed(keyIds: string[]): Promise<Map<string, Date>> {

@@ -5,10 +5,13 @@ import { aVirtualKey } from '../keys/virtual-key.fixture';
 import { MemoryCounterStore } from './counters/memory-counter-store';
 import { KeyLimitsResolver } from './key-limits.resolver';
 import { TokenLimitsService } from './token-limits.service';
+import { estimateRequestPromptTokens } from './token-reservation';
 
 const key = aVirtualKey({ tpmLimit: 1000 });
-// 40 characters: a prompt estimate of 10 tokens.
-const request = { messages: [{ content: 'x'.repeat(40) }], max_tokens: 90 };
+const request = { messages: [{ role: 'user', content: 'x'.repeat(40) }], max_tokens: 90 };
+// The prompt's byte bound (41 bytes and the chat format's overheads) + max_tokens.
+const PROMPT = estimateRequestPromptTokens(request);
+const HOLD = PROMPT + 90;
 
 function service(
   env: Record<string, unknown>,
@@ -34,10 +37,10 @@ describe('TokenLimitsService', () => {
   });
 
   it('answers budget_exceeded rather than a short wait when both the budget and the minute are full', async () => {
-    const limits = service({ KEY_TOKEN_BUDGET: 150 });
+    const limits = service({ KEY_TOKEN_BUDGET: HOLD + Math.floor(HOLD / 2) });
     await limits.reserve(key, request, noHeaders);
     const error = await limits
-      .reserve({ ...key, tpmLimit: 150 }, request, noHeaders)
+      .reserve({ ...key, tpmLimit: HOLD + Math.floor(HOLD / 2) }, request, noHeaders)
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(GatewayException);
     expect(error).toMatchObject({
@@ -56,7 +59,7 @@ describe('TokenLimitsService', () => {
     expect(adjust).toHaveBeenCalledTimes(1);
     expect(adjust).toHaveBeenCalledWith(
       [{ key: 'limits:{k1}:tpm', endsAt: expect.any(Number) }],
-      21 - 100,
+      21 - HOLD,
       'memory',
     );
   });
@@ -75,7 +78,7 @@ describe('TokenLimitsService', () => {
     // Sent before the answer leaves: the next check on this connection runs after it.
     expect(adjust).toHaveBeenCalledWith(
       [{ key: 'limits:{k1}:tpm', endsAt: expect.any(Number) }],
-      21 - 100,
+      21 - HOLD,
       'memory',
     );
     let shutDown = false;
@@ -102,7 +105,7 @@ describe('TokenLimitsService', () => {
     expect(headers).toEqual([
       {
         'x-ratelimit-limit-tokens': '1000',
-        'x-ratelimit-remaining-tokens': '900',
+        'x-ratelimit-remaining-tokens': String(1000 - HOLD),
         'x-ratelimit-reset-tokens': '1m0s',
       },
     ]);
@@ -111,7 +114,7 @@ describe('TokenLimitsService', () => {
 
 describe('TokenLimitsService: dollar budgets and teams (docs/spend.md)', () => {
   const noHeaders = () => undefined;
-  // $1/M input, $2/M output: 10 prompt tokens + 90 max_tokens hold 10 + 180 = 190 micro-dollars.
+  // $1/M input, $2/M output: PROMPT tokens + 90 max_tokens hold PROMPT + 180 micro-dollars.
   const price = toPrice({ input: '1', output: '2' });
   const team = {
     id: 't1',
@@ -131,7 +134,9 @@ describe('TokenLimitsService: dollar budgets and teams (docs/spend.md)', () => {
     const limits = service({}, counters);
     const key = aVirtualKey({ budgetUsd: '1', budgetPeriod: 'day' });
     const reservation = await limits.reserve(key, request, noHeaders, { candidates: [{ price }] });
-    expect(reservation.holds).toEqual([expect.objectContaining({ unit: 'usd', amount: 190_000 })]);
+    expect(reservation.holds).toEqual([
+      expect.objectContaining({ unit: 'usd', amount: (PROMPT + 180) * 1000 }),
+    ]);
     const usage = { promptTokens: 10, completionTokens: 5 };
     await limits.settle(reservation, usage, costOf(usage, price));
     const spendKey = reservation.holds[0].windows[0].key;
@@ -167,12 +172,14 @@ describe('TokenLimitsService: dollar budgets and teams (docs/spend.md)', () => {
   it("charges the team's token budget together with the key's, the stricter refusing", async () => {
     const limits = service({});
     const key = aVirtualKey({ teamId: 't1' });
-    const tokenTeam = { ...team, tokenBudget: 150, budgetPeriod: 'month' as const };
+    const tokenTeam = { ...team, tokenBudget: HOLD + 50, budgetPeriod: 'month' as const };
     await limits.reserve(key, request, noHeaders, { team: tokenTeam });
     const error = await limits
       .reserve(key, request, noHeaders, { team: tokenTeam })
       .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'budget_exceeded' });
-    expect((error as Error).message).toMatch(/token budget of this API key's team has 50 of 150/);
+    expect((error as Error).message).toMatch(
+      new RegExp(`token budget of this API key's team has 50 of ${HOLD + 50}`),
+    );
   });
 });

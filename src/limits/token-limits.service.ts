@@ -1,8 +1,12 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import { GatewayException } from '../common/errors/gateway.exception';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { SetResponseHeaders } from '../common/http/response-headers';
-import { formatDecimal } from '../common/money/decimal';
-import { COUNTER_DECIMALS, picoToCounterUnits } from '../common/money/price';
+import { picoToCounterUnits } from '../common/money/price';
+import {
+  promptTokenCounterFor,
+  type PromptTokenCounter,
+} from '../common/tokens/prompt-token-counter';
+import type { DeploymentConfig } from '../config/gateway-config.types';
+import { GatewayConfigService } from '../config/gateway-config.service';
 import type { VirtualKeyView } from '../keys/virtual-key.types';
 import type { TokenUsage } from '../providers/provider-adapter.interface';
 import type { TeamView } from '../teams/team.types';
@@ -14,18 +18,13 @@ import {
   teamSpendCounterKey,
   tokensPerMinuteCounterKey,
 } from './counters/counter-keys';
-import {
-  CounterBackend,
-  CounterSpec,
-  CounterState,
-  CounterStore,
-  CounterWindow,
-} from './counters/counter-store';
+import { CounterBackend, CounterStore, CounterWindow } from './counters/counter-store';
 import { KeyLimitsResolver } from './key-limits.resolver';
-import { formatDuration, rateLimitHeaders, retryAfterSeconds } from './rate-limit-headers';
+import { rateLimitHeaders } from './rate-limit-headers';
+import { refusal, type Charge } from './limit-refusal';
 import {
   ReservableRequest,
-  estimatePromptTokens,
+  estimateRequestPromptTokens,
   reservationCost,
   reservationTokens,
   type PricedCandidate,
@@ -62,11 +61,6 @@ const NOTHING_RESERVED: TokenReservation = Object.freeze({ holds: [], settled: t
 
 type Owner = 'key' | 'team';
 
-type Charge =
-  | { kind: 'budget'; owner: Owner; spec: CounterSpec; period: BudgetPeriod }
-  | { kind: 'spend'; owner: Owner; spec: CounterSpec; period: BudgetPeriod }
-  | { kind: 'tokens'; spec: CounterSpec };
-
 /** Counters charged by one atomic consume(): one owner (one hash tag), one unit. */
 interface Step {
   unit: Unit;
@@ -88,11 +82,14 @@ export class TokenLimitsService implements BeforeApplicationShutdown {
   private readonly defaultMaxTokens: number;
   /** Settlements sent by settleInBackground() and not answered yet; shutdown waits for them. */
   private readonly settling = new Set<Promise<void>>();
+  /** The distinct prompt counters of a model's deployments; a config reload makes new arrays. */
+  private readonly tokenizers = new WeakMap<DeploymentConfig[], PromptTokenCounter[]>();
 
   constructor(
     @Inject(CounterStore) private readonly counters: CounterStore,
     private readonly limits: KeyLimitsResolver,
     config: AppConfig,
+    @Optional() private readonly gatewayConfig?: GatewayConfigService,
   ) {
     this.defaultMaxTokens = config.DEFAULT_MAX_TOKENS_RESERVATION;
   }
@@ -112,11 +109,17 @@ export class TokenLimitsService implements BeforeApplicationShutdown {
     const holds: Hold[] = [];
     let headers: Record<string, string> = {};
     for (const step of steps) {
-      const result = await this.counters.consume(
-        step.charges.map((charge) => charge.spec),
-        step.wanted.min,
-        step.wanted.max,
-      );
+      const result = await this.counters
+        .consume(
+          step.charges.map((charge) => charge.spec),
+          step.wanted.min,
+          step.wanted.max,
+        )
+        .catch(async (error: unknown) => {
+          // The store failed part-way (LIMITS_ON_STORE_FAILURE=closed): hold nothing.
+          await this.release(holds);
+          throw error;
+        });
       const tokensIndex = step.charges.findIndex((charge) => charge.kind === 'tokens');
       if (tokensIndex >= 0)
         headers = rateLimitHeaders(
@@ -208,8 +211,8 @@ export class TokenLimitsService implements BeforeApplicationShutdown {
     const team = context.team ? this.limits.forTeam(context.team) : null;
     if (!limits.budget && !limits.tokensPerMinute && !limits.spend && !team?.budget && !team?.spend)
       return [];
-    // Both holds start from the same prompt estimate: one pass over the messages.
-    const prompt = estimatePromptTokens(request.messages);
+    // Both holds start from the same prompt estimate: one pass over the messages per tokenizer.
+    const prompt = estimateRequestPromptTokens(request, this.countersFor(request.model));
     const tokens = reservationTokens(request, this.defaultMaxTokens, prompt);
     const steps: Step[] = [];
     const keyTokens: Charge[] = [];
@@ -224,6 +227,7 @@ export class TokenLimitsService implements BeforeApplicationShutdown {
           key: tokensPerMinuteCounterKey(key.id),
           limit: limits.tokensPerMinute,
           windowMs: TOKEN_WINDOW_MS,
+          keyLimit: true,
         },
       });
     if (keyTokens.length > 0) steps.push({ unit: 'tokens', charges: keyTokens, wanted: tokens });
@@ -270,6 +274,31 @@ export class TokenLimitsService implements BeforeApplicationShutdown {
     }
     return steps;
   }
+
+  /**
+   * One counter per model family among the deployments the request may reach (failover may land
+   * on any); the byte bound when the model is unknown here (it is refused later, or the caller
+   * did not say).
+   */
+  private countersFor(model: string | undefined): PromptTokenCounter[] {
+    const deployments = model ? this.gatewayConfig?.deploymentsFor(model) : undefined;
+    if (!deployments || deployments.length === 0) return [];
+    let counters = this.tokenizers.get(deployments);
+    if (!counters) {
+      counters = [
+        ...new Set(
+          deployments.map((deployment) =>
+            promptTokenCounterFor({
+              provider: deployment.provider,
+              model: deployment.upstreamModel ?? deployment.publicModel,
+            }),
+          ),
+        ),
+      ];
+      this.tokenizers.set(deployments, counters);
+    }
+    return counters;
+  }
 }
 
 const PERIOD_COUNTER_KEYS = {
@@ -288,64 +317,5 @@ function periodCharge(
 ): Charge {
   const window = budgetPeriodAt(period, now);
   const key = PERIOD_COUNTER_KEYS[kind][owner](id, window.id);
-  return { kind, owner, period, spec: { key, limit, endsAt: window.endsAt } };
-}
-
-function usd(units: number): string {
-  return `$${formatDecimal(BigInt(units), COUNTER_DECIMALS)}`;
-}
-
-function refusal(
-  charge: Charge,
-  state: CounterState,
-  amount: number,
-  headers: Record<string, string>,
-): GatewayException {
-  const limit = charge.spec.limit;
-  const renews = formatDuration(state.resetMs);
-  const retryAfter = String(retryAfterSeconds(state.resetMs));
-  if (charge.kind === 'budget' || charge.kind === 'spend') {
-    const owner = charge.owner === 'key' ? 'this API key' : "this API key's team";
-    const when = charge.period === 'total' ? 'in total' : `this ${charge.period}`;
-    const renewal = charge.period === 'total' ? 'It does not renew' : `It renews in ${renews}`;
-    const spend = charge.kind === 'spend';
-    const what = spend ? 'dollar budget' : 'token budget';
-    const of = (part: number) =>
-      spend ? `${usd(part)} of ${usd(limit)}` : `${part} of ${limit} tokens`;
-    const reserves = spend
-      ? `${usd(amount)} (the prompt estimate at the input price + max_tokens at the output price)`
-      : `${amount} (prompt estimate + max_tokens)`;
-    const message =
-      state.used >= limit
-        ? `The ${what} of ${owner} is spent: ${of(state.used)} ${when}. ${renewal}.`
-        : `The ${what} of ${owner} has ${of(limit - state.used)} left ${when}, and this request ` +
-          `reserves ${reserves}. Lower max_tokens${charge.period === 'total' ? '' : `, or wait for the budget to renew in ${renews}`}.`;
-    // x-should-retry: false stops the official clients' automatic retries, which cannot succeed.
-    return new GatewayException(
-      charge.kind === 'spend' ? 'spend_budget_exceeded' : 'budget_exceeded',
-      {
-        message,
-        headers: Object.assign(
-          {},
-          headers,
-          charge.period === 'total' ? {} : { 'retry-after': retryAfter },
-          { 'x-should-retry': 'false' },
-        ),
-      },
-    );
-  }
-  if (amount > limit) {
-    return new GatewayException('token_rate_limit_exceeded', {
-      message:
-        `This request reserves ${amount} tokens (prompt estimate + max_tokens), more than this API key's limit of ` +
-        `${limit} tokens per minute. Lower max_tokens.`,
-      headers: Object.assign({}, headers, { 'x-should-retry': 'false' }),
-    });
-  }
-  return new GatewayException('token_rate_limit_exceeded', {
-    message:
-      `Rate limit reached for tokens on this API key: limit ${limit} / min, used ${state.used}, requested ${amount}. ` +
-      `Please try again in ${renews}.`,
-    headers: Object.assign({}, headers, { 'retry-after': retryAfter }),
-  });
+  return { kind, owner, period, spec: { key, limit, endsAt: window.endsAt, keyLimit: true } };
 }

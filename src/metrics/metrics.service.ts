@@ -119,6 +119,23 @@ export class MetricsService {
     });
   }
 
+  /**
+   * gateway_counter_store_up: 1 while the limit counters are where they should be (Redis, or
+   * memory without REDIS_URL), 0 while Redis is down and limits fall back or are refused.
+   * Read at each scrape.
+   */
+  watchCounterStore(up: () => boolean): void {
+    this.registry.removeSingleMetric('gateway_counter_store_up');
+    new Gauge({
+      name: 'gateway_counter_store_up',
+      help: '1 while rate limits and budgets are counted in their store (Redis when REDIS_URL is set), 0 while it is down (LIMITS_ON_STORE_FAILURE says what happens then).',
+      registers: [this.registry],
+      collect() {
+        this.set(up() ? 1 : 0);
+      },
+    });
+  }
+
   completed(outcome: ObservedCompletion): void {
     const series = this.seriesOf(
       this.model(outcome.publicModel),

@@ -48,9 +48,13 @@ export class AdmissionService {
 }
 
 /** What the holds are worked out from: the prompt, the completion cap and the choices asked for. */
-function reservable({ messages, parameters }: CanonicalRequest): ReservableRequest {
+function reservable({ model, messages, parameters }: CanonicalRequest): ReservableRequest {
   return {
+    // The model picks the tokenizers; tools and a response schema are prompt text too.
+    model,
     messages,
+    tools: parameters.tools as unknown[] | undefined,
+    response_format: parameters.response_format,
     max_tokens: parameters.max_tokens as number | undefined,
     max_completion_tokens: parameters.max_completion_tokens as number | undefined,
     n: parameters.n as number | undefined,

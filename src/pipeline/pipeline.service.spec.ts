@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { manualClientConnection } from '../common/http/client-connection.fixture';
 import { estimateTokens } from '../common/tokens/token-estimate';
+import { estimatePromptTokens } from '../limits/token-reservation';
 import { MetricsService } from '../metrics/metrics.service';
 import {
   A_REQUEST as request,
@@ -116,7 +117,8 @@ describe('Pipeline.stream', () => {
       {
         status: 'aborted',
         usage: {
-          promptTokens: estimateTokens('hi'),
+          // The prompt's upper bound (docs/keys-and-limits.md), as its hold had it.
+          promptTokens: estimatePromptTokens(request.messages),
           completionTokens: estimateTokens('lookup{"q":"weather in Paris"}'),
         },
       },

@@ -2,6 +2,7 @@ import type { ThrottlerStorage } from '@nestjs/throttler';
 import { requestCounterKey } from '../limits/counters/counter-keys';
 import type { CounterStore } from '../limits/counters/counter-store';
 import { retryAfterSeconds } from '../limits/rate-limit-headers';
+import { KEY_REQUESTS_THROTTLER } from './throttler-names';
 
 // The record type is not exported from the package index.
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
@@ -25,7 +26,15 @@ export class CounterThrottlerStorage implements ThrottlerStorage {
     throttlerName: string,
   ): Promise<ThrottlerStorageRecord> {
     const result = await this.counters.consume(
-      [{ key: requestCounterKey(throttlerName, key), limit, windowMs: ttl }],
+      [
+        {
+          key: requestCounterKey(throttlerName, key),
+          limit,
+          windowMs: ttl,
+          // A virtual key's rpm_limit follows LIMITS_ON_STORE_FAILURE; the admin API's falls back.
+          keyLimit: throttlerName === KEY_REQUESTS_THROTTLER,
+        },
+      ],
       1,
     );
     const [window] = result.counters;

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
+import { DAY_MS, DEFAULT_REPORT_DAYS, dayOf, splitRange } from './report-range';
+import { GROUP_COLUMNS, rollupQuery } from './rollup-query';
 
 export const SPEND_GROUPS = ['key', 'team', 'model', 'deployment', 'day'] as const;
 export type SpendGroupBy = (typeof SPEND_GROUPS)[number];
@@ -33,68 +35,51 @@ export interface SpendGroup {
   unpricedRequests: number;
 }
 
-// Column names are chosen from this map, never from input.
-const GROUP_COLUMN: Record<SpendGroupBy, string> = {
-  key: `"key_id"::text`,
-  team: `"team_id"`,
-  model: `"public_model"`,
-  deployment: `"deployment"`,
-  day: `to_char("day", 'YYYY-MM-DD')`,
-};
-
-interface RawGroup {
-  group: string;
-  requests: bigint;
-  completed: bigint;
-  failed: bigint;
-  aborted: bigint;
-  prompt_tokens: string;
-  completion_tokens: string;
-  cached_tokens: string;
-  cache_write_tokens: string;
-  reasoning_tokens: string;
-  cost_usd: string;
-  unpriced_requests: bigint;
-}
+const MEASURES = [
+  'requests',
+  'completed',
+  'failed',
+  'aborted',
+  'prompt_tokens',
+  'completion_tokens',
+  'cached_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
+  'cost_usd',
+  'unpriced_requests',
+] as const;
 
 /**
- * Spend per key, team, model, deployment or day, read from the daily rollups (usage_daily), so a
- * report costs one row per group and day however many requests there were (docs/spend.md).
+ * Spend per key, team, model, deployment or day over whole UTC days, read from the weekly and
+ * daily rollups, so a report costs one row per group and week (or day) however many requests
+ * there were (docs/spend.md). Bounded: without `from` it covers DEFAULT_REPORT_DAYS before `to`
+ * (default: through today).
  */
 @Injectable()
 export class SpendReport {
   constructor(private readonly prisma: PrismaService) {}
 
-  async report(query: SpendQuery): Promise<SpendGroup[]> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    const add = (sql: string, value: unknown) => {
-      params.push(value);
-      where.push(sql.replace('?', `$${params.length}`));
-    };
-    if (query.from) add(`"day" >= ?::date`, query.from);
-    if (query.to) add(`"day" < ?::date`, query.to);
-    if (query.keyId) add(`"key_id" = ?::uuid`, query.keyId);
-    if (query.teamId) add(`"team_id" = ?`, query.teamId);
-    if (query.model) add(`"public_model" = ?`, query.model);
-    const rows = await this.prisma.$queryRawUnsafe<RawGroup[]>(
-      `SELECT ${GROUP_COLUMN[query.groupBy]} AS "group",
-              sum("requests")::bigint AS "requests", sum("completed")::bigint AS "completed",
-              sum("failed")::bigint AS "failed", sum("aborted")::bigint AS "aborted",
-              sum("prompt_tokens")::text AS "prompt_tokens",
-              sum("completion_tokens")::text AS "completion_tokens",
-              sum("cached_tokens")::text AS "cached_tokens",
-              sum("cache_write_tokens")::text AS "cache_write_tokens",
-              sum("reasoning_tokens")::text AS "reasoning_tokens",
-              sum("cost_usd")::text AS "cost_usd",
-              sum("unpriced_requests")::bigint AS "unpriced_requests"
-         FROM "usage_daily"
-        ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-        GROUP BY 1 ORDER BY 1`,
-      ...params,
+  async report(query: SpendQuery): Promise<{ from: string; to: string; groups: SpendGroup[] }> {
+    const to = query.to ?? dayOf(Date.now() + DAY_MS);
+    const from = query.from ?? dayOf(Date.parse(`${to}T00:00:00Z`) - DEFAULT_REPORT_DAYS * DAY_MS);
+    const statement = rollupQuery(
+      splitRange(
+        new Date(`${from}T00:00:00Z`),
+        new Date(`${to}T00:00:00Z`),
+        query.groupBy === 'day' ? 'days' : 'weeks',
+      ),
+      [GROUP_COLUMNS[query.groupBy]],
+      MEASURES,
+      { keyId: query.keyId, teamId: query.teamId, model: query.model },
     );
-    return rows.map((row) => ({
-      group: row.group,
+    const rows = statement
+      ? await this.prisma.$queryRawUnsafe<Array<Record<string, string>>>(
+          `${statement.sql} ORDER BY "g0" COLLATE "C"`,
+          ...statement.params,
+        )
+      : [];
+    const groups = rows.map((row) => ({
+      group: row.g0,
       requests: Number(row.requests),
       completed: Number(row.completed),
       failed: Number(row.failed),
@@ -107,6 +92,7 @@ export class SpendReport {
       costUsd: trimDecimal(row.cost_usd),
       unpricedRequests: Number(row.unpriced_requests),
     }));
+    return { from, to, groups };
   }
 }
 

@@ -1,44 +1,38 @@
 import { Injectable } from '@nestjs/common';
+import { reportRange } from './report-range';
 import { UsageRepository } from './usage.repository';
 import type { UsageGroup, UsageQuery } from './usage.types';
 
-/** Aggregates usage records per key or per public model, for the admin API. */
+/**
+ * Totals per key or per public model, for the admin API: the most requests first. Bounded: a
+ * query without `from` covers DEFAULT_REPORT_DAYS (docs/usage.md, "Reports at scale").
+ */
 @Injectable()
 export class UsageReport {
   constructor(private readonly repository: UsageRepository) {}
 
-  async report(query: UsageQuery): Promise<UsageGroup[]> {
-    const groups = new Map<string, UsageGroup & { latencySum: number }>();
-    for (const count of await this.repository.countByGroupAndStatus(query)) {
-      let group = groups.get(count.group);
-      if (!group) {
-        group = {
-          group: count.group,
-          requests: 0,
-          completed: 0,
-          failed: 0,
-          aborted: 0,
-          promptTokens: 0,
-          completionTokens: 0,
-          totalTokens: 0,
-          avgLatencyMs: 0,
-          latencySum: 0,
-        };
-        groups.set(count.group, group);
-      }
-      group.requests += count.requests;
-      group[count.status] += count.requests;
-      group.promptTokens += count.promptTokens;
-      group.completionTokens += count.completionTokens;
-      group.totalTokens += count.promptTokens + count.completionTokens;
-      group.latencySum += count.latencyMs;
-    }
-    return [...groups.values()]
-      .map(({ latencySum, ...group }) =>
-        Object.assign(group, {
-          avgLatencyMs: group.requests > 0 ? Math.round(latencySum / group.requests) : 0,
-        }),
-      )
-      .sort((a, b) => b.requests - a.requests || a.group.localeCompare(b.group));
+  /** The groups and the range they cover (`from` and `to` filled in where the query left them). */
+  async report(query: UsageQuery): Promise<{ from: Date; to: Date; groups: UsageGroup[] }> {
+    const range = reportRange(query.from, query.to);
+    const totals = await this.repository.totalsByGroup(Object.assign({}, query, range));
+    const groups: UsageGroup[] = totals
+      .map((total) => ({
+        group: total.group,
+        requests: total.requests,
+        completed: total.completed,
+        failed: total.failed,
+        aborted: total.aborted,
+        promptTokens: total.promptTokens,
+        completionTokens: total.completionTokens,
+        totalTokens: total.promptTokens + total.completionTokens,
+        avgLatencyMs: total.requests > 0 ? Math.round(total.latencyMs / total.requests) : 0,
+      }))
+      .sort((a, b) => b.requests - a.requests || compareText(a.group, b.group));
+    return { from: range.from, to: range.to, groups };
   }
+}
+
+/** Code-unit order: the same on every machine, unlike a locale's, so cursors stay valid. */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,12 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
-import type { Prisma, UsageStatus } from '../generated/prisma/client';
+import { splitRange } from './report-range';
+import { GROUP_COLUMNS, rollupQuery } from './rollup-query';
 import type { UsageQuery, UsageRow } from './usage.types';
 
+/** Totals of one group; `latencyMs` is the sum over its requests. */
 export interface UsageCount {
   group: string;
-  status: UsageStatus;
   requests: number;
+  completed: number;
+  failed: number;
+  aborted: number;
   promptTokens: number;
   completionTokens: number;
   latencyMs: number;
@@ -16,9 +20,44 @@ const COLUMNS = `"id", "created_at", "request_id", "key_id", "public_model", "de
   "http_status", "error_code", "stream", "prompt_tokens", "completion_tokens", "cached_tokens",
   "cache_write_tokens", "reasoning_tokens", "cost_usd", "price_version", "team_id", "latency_ms"`;
 
+const DAY = `("created_at" AT TIME ZONE 'UTC')::date`;
+const MEASURES = [
+  'requests',
+  'completed',
+  'failed',
+  'aborted',
+  'prompt_tokens',
+  'completion_tokens',
+  'cached_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
+  'cost_usd',
+  'unpriced_requests',
+  'latency_ms',
+];
+
+/** Adds the inserted rows to one rollup table, per period (`periodSql` of created_at) and group. */
+function rollupUpsert(table: string, period: string, periodSql: string): string {
+  return `
+INSERT INTO "${table}" AS d ("${period}", "key_id", "team_id", "public_model", "deployment",
+  ${MEASURES.map((measure) => `"${measure}"`).join(', ')})
+SELECT ${periodSql}, "key_id", COALESCE("team_id"::text, ''), "public_model",
+  COALESCE("deployment", ''), count(*), count(*) FILTER (WHERE "status" = 'completed'),
+  count(*) FILTER (WHERE "status" = 'failed'), count(*) FILTER (WHERE "status" = 'aborted'),
+  sum("prompt_tokens"), sum("completion_tokens"), COALESCE(sum("cached_tokens"), 0),
+  COALESCE(sum("cache_write_tokens"), 0), COALESCE(sum("reasoning_tokens"), 0),
+  COALESCE(sum("cost_usd"), 0), count(*) FILTER (WHERE "cost_usd" IS NULL), sum("latency_ms")
+FROM inserted
+GROUP BY 1, 2, 3, 4, 5
+ORDER BY 1, 2, 3, 4, 5
+ON CONFLICT ("${period}", "key_id", "team_id", "public_model", "deployment") DO UPDATE SET
+  ${MEASURES.map((measure) => `"${measure}" = d."${measure}" + EXCLUDED."${measure}"`).join(',\n  ')}`;
+}
+
 /**
  * One statement inserts the batch and adds the rows it really inserted (RETURNING skips the
- * duplicates of a retried batch) to the daily rollups, so rollups and raw records always agree
+ * duplicates of a retried batch) to the daily and weekly rollups (weeks start on Thursdays, as
+ * the dashboard's 7-day buckets do), so rollups and raw records always agree
  * (docs/spend.md, "Spend reports and retention"). Days are UTC. Rollup rows are upserted in key
  * order, so instances flushing at the same time lock them in the same order and cannot deadlock.
  */
@@ -33,32 +72,9 @@ WITH inserted AS (
     "team_id" uuid, "latency_ms" integer)
   ON CONFLICT DO NOTHING
   RETURNING *
-)
-INSERT INTO "usage_daily" AS d ("day", "key_id", "team_id", "public_model", "deployment", "requests",
-  "completed", "failed", "aborted", "prompt_tokens", "completion_tokens", "cached_tokens",
-  "cache_write_tokens", "reasoning_tokens", "cost_usd", "unpriced_requests", "latency_ms")
-SELECT ("created_at" AT TIME ZONE 'UTC')::date, "key_id", COALESCE("team_id"::text, ''), "public_model",
-  COALESCE("deployment", ''), count(*), count(*) FILTER (WHERE "status" = 'completed'),
-  count(*) FILTER (WHERE "status" = 'failed'), count(*) FILTER (WHERE "status" = 'aborted'),
-  sum("prompt_tokens"), sum("completion_tokens"), COALESCE(sum("cached_tokens"), 0),
-  COALESCE(sum("cache_write_tokens"), 0), COALESCE(sum("reasoning_tokens"), 0),
-  COALESCE(sum("cost_usd"), 0), count(*) FILTER (WHERE "cost_usd" IS NULL), sum("latency_ms")
-FROM inserted
-GROUP BY 1, 2, 3, 4, 5
-ORDER BY 1, 2, 3, 4, 5
-ON CONFLICT ("day", "key_id", "team_id", "public_model", "deployment") DO UPDATE SET
-  "requests" = d."requests" + EXCLUDED."requests",
-  "completed" = d."completed" + EXCLUDED."completed",
-  "failed" = d."failed" + EXCLUDED."failed",
-  "aborted" = d."aborted" + EXCLUDED."aborted",
-  "prompt_tokens" = d."prompt_tokens" + EXCLUDED."prompt_tokens",
-  "completion_tokens" = d."completion_tokens" + EXCLUDED."completion_tokens",
-  "cached_tokens" = d."cached_tokens" + EXCLUDED."cached_tokens",
-  "cache_write_tokens" = d."cache_write_tokens" + EXCLUDED."cache_write_tokens",
-  "reasoning_tokens" = d."reasoning_tokens" + EXCLUDED."reasoning_tokens",
-  "cost_usd" = d."cost_usd" + EXCLUDED."cost_usd",
-  "unpriced_requests" = d."unpriced_requests" + EXCLUDED."unpriced_requests",
-  "latency_ms" = d."latency_ms" + EXCLUDED."latency_ms"`;
+),
+daily AS (${rollupUpsert('usage_daily', 'day', DAY)})
+${rollupUpsert('usage_weekly', 'week', `${DAY} - ((${DAY} - DATE '1970-01-01') % 7)`)}`;
 
 function toRecord(row: UsageRow) {
   return {
@@ -104,36 +120,40 @@ export class UsageRepository {
     await this.prisma.pool.query(INSERT_BATCH, [JSON.stringify(rows.map(toRecord))]);
   }
 
-  /** Counts and sums per group and status; the caller folds the statuses together. */
-  async countByGroupAndStatus(query: UsageQuery): Promise<UsageCount[]> {
-    const where: Prisma.UsageRecordWhereInput = {
-      keyId: query.keyId,
-      publicModel: query.model,
-      createdAt: { gte: query.from, lt: query.to },
-    };
-    const aggregates = {
-      _count: { _all: true },
-      _sum: { promptTokens: true, completionTokens: true, latencyMs: true },
-    } as const;
-    const rows =
-      query.groupBy === 'key'
-        ? (
-            await this.prisma.usageRecord.groupBy({ by: ['keyId', 'status'], where, ...aggregates })
-          ).map((row) => Object.assign(row, { group: row.keyId }))
-        : (
-            await this.prisma.usageRecord.groupBy({
-              by: ['publicModel', 'status'],
-              where,
-              ...aggregates,
-            })
-          ).map((row) => Object.assign(row, { group: row.publicModel }));
+  /**
+   * Totals per key or per public model over [from, to): whole UTC days from the daily rollups,
+   * the partial days at the ends from the raw records, so the cost follows the number of days and
+   * groups, not of requests (docs/usage.md, "Reports at scale").
+   */
+  async totalsByGroup(query: UsageQuery & { from: Date; to: Date }): Promise<UsageCount[]> {
+    const statement = rollupQuery(
+      splitRange(query.from, query.to),
+      [query.groupBy === 'key' ? GROUP_COLUMNS.key : GROUP_COLUMNS.model],
+      [
+        'requests',
+        'completed',
+        'failed',
+        'aborted',
+        'prompt_tokens',
+        'completion_tokens',
+        'latency_ms',
+      ],
+      { keyId: query.keyId, model: query.model },
+    );
+    if (!statement) return [];
+    const rows = await this.prisma.$queryRawUnsafe<Array<Record<string, string>>>(
+      statement.sql,
+      ...statement.params,
+    );
     return rows.map((row) => ({
-      group: row.group,
-      status: row.status,
-      requests: row._count._all,
-      promptTokens: row._sum.promptTokens ?? 0,
-      completionTokens: row._sum.completionTokens ?? 0,
-      latencyMs: row._sum.latencyMs ?? 0,
+      group: row.g0,
+      requests: Number(row.requests),
+      completed: Number(row.completed),
+      failed: Number(row.failed),
+      aborted: Number(row.aborted),
+      promptTokens: Number(row.prompt_tokens),
+      completionTokens: Number(row.completion_tokens),
+      latencyMs: Number(row.latency_ms),
     }));
   }
 }

@@ -1,4 +1,16 @@
-import { IsIn, IsOptional, IsString, IsUUID, Matches } from 'class-validator';
+import { Type } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
+import { MAX_REPORT_LIMIT } from '../../usage/report-range';
 import { SPEND_GROUPS, type SpendGroupBy } from '../../usage/spend-report.service';
 
 const DAY = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
@@ -10,12 +22,12 @@ export class SpendQueryDto {
   @IsIn(SPEND_GROUPS)
   group_by?: SpendGroupBy;
 
-  /** First day included. */
+  /** First day included; default 30 days before `to`. */
   @IsOptional()
   @Matches(DAY, { message: DAY_MESSAGE })
   from?: string;
 
-  /** First day excluded. */
+  /** First day excluded; default tomorrow (UTC), so today is included. */
   @IsOptional()
   @Matches(DAY, { message: DAY_MESSAGE })
   to?: string;
@@ -35,4 +47,18 @@ export class SpendQueryDto {
   @IsOptional()
   @IsIn(['json', 'csv'])
   format?: 'json' | 'csv';
+
+  /** Rows per page: default 100 in JSON, 10,000 (the most) in CSV. */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_REPORT_LIMIT)
+  limit?: number;
+
+  /** The previous page's `next_after` (CSV: its `x-next-after` header). */
+  @IsOptional()
+  @IsString()
+  @MaxLength(1024)
+  after?: string;
 }

@@ -1,4 +1,16 @@
-import { IsIn, IsISO8601, IsOptional, IsString, IsUUID } from 'class-validator';
+import { Type } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
+import { MAX_REPORT_LIMIT } from '../../usage/report-range';
 import type { UsageGroupBy } from '../../usage/usage.types';
 
 const GROUP_BY: UsageGroupBy[] = ['key', 'model'];
@@ -12,12 +24,12 @@ export class UsageQueryDto {
   @IsString()
   model?: string;
 
-  /** Inclusive start, ISO 8601. */
+  /** Inclusive start, ISO 8601; default 30 days before `to`. */
   @IsOptional()
   @IsISO8601({ strict: true })
   from?: string;
 
-  /** Exclusive end, ISO 8601. */
+  /** Exclusive end, ISO 8601; default now. */
   @IsOptional()
   @IsISO8601({ strict: true })
   to?: string;
@@ -25,4 +37,18 @@ export class UsageQueryDto {
   @IsOptional()
   @IsIn(GROUP_BY)
   group_by?: UsageGroupBy;
+
+  /** Rows per page (default 100). */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_REPORT_LIMIT)
+  limit?: number;
+
+  /** The previous page's `next_after`. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(1024)
+  after?: string;
 }

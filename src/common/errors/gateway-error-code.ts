@@ -179,6 +179,7 @@ export const GATEWAY_ERRORS = {
     type: 'server_error',
     message: 'The model provider is overloaded. Retry later.',
   },
+  limits_unavailable: { status: 503, type: 'server_error', message: 'Limits are unavailable.' },
   service_unavailable: { status: 503, type: 'server_error', message: 'The service is not ready.' },
   upstream_timeout: {
     status: 504,

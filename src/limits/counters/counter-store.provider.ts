@@ -6,19 +6,25 @@ import { FailoverCounterStore } from './failover-counter-store';
 import { MemoryCounterStore } from './memory-counter-store';
 import { RedisCounterStore } from './redis-counter-store';
 import { AppConfig } from '../../config/app-config';
+import { MetricsService } from '../../metrics/metrics.service';
 
-/** Memory counters without REDIS_URL; Redis counters with a per-instance fallback with it. */
+/**
+ * Memory counters without REDIS_URL; Redis counters with it, which fall back to memory or refuse
+ * while Redis is down (LIMITS_ON_STORE_FAILURE). /metrics says which: gateway_counter_store_up.
+ */
 export const counterStoreProvider: FactoryProvider<CounterStore> = {
   provide: CounterStore,
-  inject: [AppConfig],
-  useFactory: async (config: AppConfig): Promise<CounterStore> => {
+  inject: [AppConfig, { token: MetricsService, optional: true }],
+  useFactory: async (config: AppConfig, metrics?: MetricsService): Promise<CounterStore> => {
     const url = config.REDIS_URL;
     const logger = new Logger('RateLimits');
     if (!url) {
       logger.log(
         'REDIS_URL is not set: rate limits and budgets are counted in memory, per instance',
       );
-      return new MemoryCounterStore();
+      const memory = new MemoryCounterStore();
+      metrics?.watchCounterStore(() => true);
+      return memory;
     }
     const timeoutMs = config.REDIS_TIMEOUT_MS;
     // Loaded only when used: about 10 MiB of resident memory otherwise (docs/performance.md).
@@ -40,7 +46,10 @@ export const counterStoreProvider: FactoryProvider<CounterStore> = {
       redis,
       new RedisCounterStore(redis, config.REDIS_KEY_PREFIX),
       new MemoryCounterStore(),
+      Date.now,
+      { policy: config.LIMITS_ON_STORE_FAILURE, logIntervalMs: config.ERROR_LOG_INTERVAL_MS },
     );
+    metrics?.watchCounterStore(() => store.up);
     // Give the first connection a moment so the first requests are counted in Redis, but never
     // let a dead Redis hold up the boot.
     const settled = new AbortController();

@@ -8,6 +8,12 @@ export interface CounterSpec {
   limit: number;
   windowMs?: number;
   endsAt?: number;
+  /**
+   * A virtual key's or team's own limit: with LIMITS_ON_STORE_FAILURE=closed it is refused
+   * (503) rather than counted in one instance's memory while the shared store is down. Absent
+   * for the gateway's own limits (the admin API's), which always fall back to memory.
+   */
+  keyLimit?: boolean;
 }
 
 export interface CounterState {
@@ -53,6 +59,8 @@ export interface CounterStore {
    * `endsAt`, never going below zero and never refusing: it settles what was already spent.
    */
   adjust(windows: CounterWindow[], delta: number, backend: CounterBackend): Promise<void>;
+  /** False while a shared store is down (the /metrics gauge); memory counters are always up. */
+  readonly up?: boolean;
 }
 
 // Interface and DI token share a name, as ThrottlerStorage does.

@@ -1,12 +1,14 @@
 import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { EventEmitter } from 'node:events';
+import { GatewayException } from '../../common/errors/gateway.exception';
 import type { ConsumeResult, CounterStore } from './counter-store';
 import { FailoverCounterStore } from './failover-counter-store';
 import { MemoryCounterStore } from './memory-counter-store';
 
 class FakeRedis extends EventEmitter {
   status = 'ready';
+  disconnect(): void {}
 }
 
 const spec = { key: 'k', limit: 10, windowMs: 60_000 };
@@ -40,7 +42,10 @@ describe('FailoverCounterStore', () => {
     infos = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
   });
 
-  afterEach(() => jest.restoreAllMocks());
+  afterEach(() => {
+    store.onApplicationShutdown();
+    jest.restoreAllMocks();
+  });
 
   it('counts in Redis while it is connected', async () => {
     expect(await store.consume([spec], 1)).toBe(sharedResult);
@@ -93,18 +98,79 @@ describe('FailoverCounterStore', () => {
     expect(infos).not.toHaveBeenCalled();
   });
 
-  it('logs an outage once, then at most every 30 seconds however often it fails', async () => {
-    redis.status = 'reconnecting';
-    for (let i = 0; i < 50; i++) redis.emit('error', new Error('connect ECONNREFUSED'));
-    await store.consume([spec], 1);
-    expect(errors).toHaveBeenCalledTimes(1);
-    now += 30_000;
-    redis.emit('error', new Error('connect ECONNREFUSED'));
-    redis.emit('error', new Error('connect ECONNREFUSED'));
-    expect(errors).toHaveBeenCalledTimes(2);
-    expect(errors.mock.calls[1][0]).toBe(
-      'Redis limit storage still unavailable after 30.0 s (connect ECONNREFUSED); 1 limit checks counted per instance so far',
-    );
+  it('logs an outage once, then one line per interval while it lasts, however often it fails', async () => {
+    jest.useFakeTimers();
+    try {
+      redis.status = 'reconnecting';
+      for (let i = 0; i < 50; i++) redis.emit('error', new Error('connect ECONNREFUSED'));
+      await store.consume([spec], 1);
+      expect(errors).toHaveBeenCalledTimes(1);
+      now += 30_000;
+      jest.advanceTimersByTime(30_000);
+      expect(errors).toHaveBeenCalledTimes(2);
+      expect(errors.mock.calls[1][0]).toBe(
+        'Redis limit storage still unavailable after 30.0 s (connection reconnecting); 1 limit checks counted per instance so far',
+      );
+      expect(store.up).toBe(false);
+      jest.advanceTimersByTime(30_000);
+      expect(errors).toHaveBeenCalledTimes(3);
+    } finally {
+      store.onApplicationShutdown();
+      jest.useRealTimers();
+    }
+  });
+
+  it('notices a Redis that came back without any request, by a PING at the next interval', async () => {
+    jest.useFakeTimers();
+    const ping = jest.fn().mockResolvedValue('PONG');
+    Object.assign(redis, { ping, disconnect: jest.fn() });
+    try {
+      redis.status = 'reconnecting';
+      redis.emit('error', new Error('connect ECONNREFUSED'));
+      expect(store.up).toBe(false);
+      redis.status = 'ready';
+      now += 2_000;
+      jest.advanceTimersByTime(30_000);
+      await Promise.resolve();
+      await Promise.resolve();
+      expect(ping).toHaveBeenCalledTimes(1);
+      expect(store.up).toBe(true);
+      expect(infos.mock.calls.map(([message]) => message)).toEqual([
+        'Redis limit storage is back after 2.0 s; 0 limit checks were counted per instance meanwhile. Limits are shared again.',
+      ]);
+    } finally {
+      store.onApplicationShutdown();
+      jest.useRealTimers();
+    }
+  });
+
+  it("with LIMITS_ON_STORE_FAILURE=closed, refuses a key's limits with 503 and Retry-After, and counts the gateway's own in memory", async () => {
+    const closed = new FailoverCounterStore(redis as unknown as Redis, shared, local, () => now, {
+      policy: 'closed',
+    });
+    try {
+      shared.consume.mockRejectedValueOnce(new Error('Command timed out'));
+      const error = await closed
+        .consume([{ ...spec, keyLimit: true }], 1)
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(GatewayException);
+      expect(error).toMatchObject({
+        code: 'limits_unavailable',
+        status: 503,
+        headers: { 'retry-after': '1' },
+      });
+      expect((await closed.consume([spec], 1)).backend).toBe('memory');
+      expect(errors.mock.calls[0][0]).toContain(
+        'requests of keys with limits or budgets are refused (503) until it is back',
+      );
+      now += 1_000;
+      expect((await closed.consume([{ ...spec, keyLimit: true }], 1)).backend).toBe('redis');
+      expect(infos.mock.calls[0][0]).toContain(
+        '1 limit checks were refused and 1 counted per instance meanwhile',
+      );
+    } finally {
+      closed.onApplicationShutdown();
+    }
   });
 
   it('settles a reservation where it was counted, and drops a Redis settlement while Redis is down', async () => {
