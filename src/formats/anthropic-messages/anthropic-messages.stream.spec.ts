@@ -309,6 +309,13 @@ describe('AnthropicMessageEvents (pass-through deployments)', () => {
     expect(sse).toBe(expected);
   });
 
+  it('writes a payload of several lines as several data lines', () => {
+    const encoder = new AnthropicMessageEvents('m', 'req_1');
+    expect(encoder.encode([{ type: 'native', event: 'ping', data: '{\n"type": "ping"}' }])).toBe(
+      'event: ping\ndata: {\ndata: "type": "ping"}\n\n',
+    );
+  });
+
   it('keeps thinking blocks and their signatures for the SDK', async () => {
     const encoder = new AnthropicMessageEvents('my-alias', 'req_1');
     const message = await finalMessage(

@@ -97,6 +97,8 @@ export class AnthropicMessageEvents {
         data = JSON.stringify(parsed);
       }
     }
+    // One `data:` line per line of the payload, as SSE joins them (Anthropic sends one).
+    if (data.includes('\n')) data = data.replace(/\n/g, '\ndata: ');
     return `event: ${name}\ndata: ${data}\n\n`;
   }
 
