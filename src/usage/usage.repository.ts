@@ -14,7 +14,8 @@ export interface UsageCount {
 
 const COLUMNS = `"id", "created_at", "request_id", "key_id", "public_model", "deployment", "status",
   "http_status", "error_code", "stream", "prompt_tokens", "completion_tokens", "cached_tokens",
-  "cache_write_tokens", "reasoning_tokens", "cost_usd", "price_version", "team_id", "latency_ms"`;
+  "cache_write_tokens", "reasoning_tokens", "cost_usd", "price_version", "team_id", "latency_ms",
+  "endpoint"`;
 
 /**
  * One statement inserts the batch and adds the rows it really inserted (RETURNING skips the
@@ -30,7 +31,7 @@ WITH inserted AS (
     "public_model" text, "deployment" text, "status" "usage_status", "http_status" integer, "error_code" text,
     "stream" boolean, "prompt_tokens" integer, "completion_tokens" integer, "cached_tokens" integer,
     "cache_write_tokens" integer, "reasoning_tokens" integer, "cost_usd" numeric, "price_version" text,
-    "team_id" uuid, "latency_ms" integer)
+    "team_id" uuid, "latency_ms" integer, "endpoint" text)
   ON CONFLICT DO NOTHING
   RETURNING *
 )
@@ -66,6 +67,7 @@ function toRecord(row: UsageRow) {
     created_at: row.createdAt.toISOString(),
     request_id: row.requestId,
     key_id: row.keyId,
+    endpoint: row.endpoint,
     public_model: row.publicModel,
     deployment: row.deployment,
     status: row.status,
