@@ -152,6 +152,8 @@ export interface NativeAdapter {
   complete(request: NativeUpstreamRequest): Promise<NativeAnswer>;
   /** As ProviderAdapter.stream: resolves on a 2xx, one batch per socket read, never empty. */
   stream(request: NativeUpstreamRequest): Promise<AsyncIterable<readonly NativeStreamPart[]>>;
+  /** The prompt's tokens as the provider counts them (Anthropic's count_tokens), if it can. */
+  countTokens?(request: NativeUpstreamRequest): Promise<number>;
 }
 
 // Interface and DI token share a name, as ThrottlerStorage does.

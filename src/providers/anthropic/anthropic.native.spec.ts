@@ -123,7 +123,7 @@ describe('AnthropicNativeStreamMapper', () => {
         },
       },
     ]);
-    const chars = relayed.reduce((sum, part) => sum + part.outputChars, 0);
+    const chars = relayed.reduce((sum, part) => sum + (part.outputChars ?? 0), 0);
     expect(chars).toBeGreaterThan(100);
     expect(mapper.complete).toBe(true);
   });

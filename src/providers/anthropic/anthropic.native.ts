@@ -1,7 +1,7 @@
 import { UpstreamError } from '../../common/errors/upstream.error';
 import type { DeploymentConfig } from '../../config/gateway-config.types';
 import { configuredHeaders } from '../configured-headers';
-import type { TokenUsage } from '../provider-adapter.interface';
+import type { NativeStreamPart, TokenUsage } from '../provider-adapter.interface';
 import { anthropicErrorFromEvent } from './anthropic.errors';
 import { ANTHROPIC_VERSION, anthropicUrl } from './anthropic.request';
 import { AnthropicUsage, mapAnthropicUsage } from './anthropic.response';
@@ -76,10 +76,7 @@ export function countTokensOf(body: unknown): number {
   return count;
 }
 
-/** An upstream event relayed as it came, with the generated characters it carried. */
-export type AnthropicNativePart =
-  | { type: 'native'; event: string; data: string; outputChars: number }
-  | { type: 'usage'; usage: TokenUsage };
+type NativePart = NativeStreamPart & { type: 'native' };
 
 /**
  * Relays every event of a pass-through stream, and reads the usage: message_start's input side,
@@ -91,7 +88,7 @@ export class AnthropicNativeStreamMapper {
   private readonly usage: AnthropicUsage = {};
   private stopped = false;
 
-  map(event: { event?: string; data: string }): AnthropicNativePart[] {
+  map(event: { event?: string; data: string }): NativeStreamPart[] {
     let parsed: any;
     try {
       parsed = JSON.parse(event.data);
@@ -102,7 +99,7 @@ export class AnthropicNativeStreamMapper {
       );
     }
     const name = event.event ?? (typeof parsed?.type === 'string' ? parsed.type : 'message');
-    const part: AnthropicNativePart = {
+    const part: NativePart = {
       type: 'native',
       event: name,
       data: event.data,
