@@ -8,7 +8,6 @@ describe('renderAnthropicError', () => {
     ['invalid_parameter', 400, 'invalid_request_error'],
     ['invalid_json', 400, 'invalid_request_error'],
     ['upstream_bad_request', 400, 'invalid_request_error'],
-    ['missing_api_key', 401, 'authentication_error'],
     ['invalid_api_key', 401, 'authentication_error'],
     ['key_expired', 401, 'authentication_error'],
     ['model_not_allowed', 403, 'permission_error'],
@@ -54,6 +53,16 @@ describe('renderAnthropicError', () => {
       expect(known).toContain(
         renderAnthropicError(new GatewayException(code), 'r').body.error.type,
       );
+  });
+
+  it('names both ways of sending a key when none was sent', () => {
+    const rendered = renderAnthropicError(new GatewayException('missing_api_key'), 'r');
+    expect(rendered.status).toBe(401);
+    expect(rendered.body.error).toEqual({
+      type: 'authentication_error',
+      message:
+        'No API key provided. Send it as "x-api-key: <key>" or "Authorization: Bearer <key>".',
+    });
   });
 
   it('keeps the error headers and tells the SDKs not to retry a spent budget', () => {

@@ -1,17 +1,16 @@
+import type { Request } from 'express';
 import type { GatewayErrorCode } from '../../common/errors/gateway-error-code';
 import { GatewayException } from '../../common/errors/gateway.exception';
-import { UpstreamError } from '../../common/errors/upstream.error';
+import {
+  deliberateError,
+  type ErrorEnvelope,
+  type RenderedError,
+} from '../../common/filters/error-envelope';
 import type { AnthropicErrorBody, AnthropicErrorType } from './anthropic-messages.types';
 
 // The gateway's errors in Anthropic's shape: `{"type":"error","error":{"type","message"},
 // "request_id"}` with a `request-id` header, the status and `type` Anthropic's SDKs map to their
 // error classes. The error codes stay the one table (GATEWAY_ERRORS); only the envelope differs.
-
-export interface RenderedError {
-  status: number;
-  headers: Record<string, string>;
-  body: AnthropicErrorBody;
-}
 
 /** Where Anthropic's status or type differs from what the code's status alone would give. */
 const OVERRIDES: Partial<Record<GatewayErrorCode, { status: number; type: AnthropicErrorType }>> = {
@@ -53,6 +52,9 @@ export function anthropicStatusAndType(error: GatewayException): {
 function messageOf(error: GatewayException): string {
   if (error.code === 'context_length_exceeded' && !/^prompt is too long/i.test(error.message))
     return `prompt is too long: ${error.message}`;
+  // Anthropic's clients send the key as x-api-key, which the default message leaves out.
+  if (error.code === 'missing_api_key')
+    return 'No API key provided. Send it as "x-api-key: <key>" or "Authorization: Bearer <key>".';
   return error.message;
 }
 
@@ -62,7 +64,10 @@ export function anthropicErrorBody(error: GatewayException, requestId: string): 
 }
 
 /** The status, headers and body of an error answer on /v1/messages*. */
-export function renderAnthropicError(error: GatewayException, requestId: string): RenderedError {
+export function renderAnthropicError(
+  error: GatewayException,
+  requestId: string,
+): RenderedError & { body: AnthropicErrorBody } {
   const { status } = anthropicStatusAndType(error);
   const headers = Object.assign({}, error.headers, { 'request-id': requestId });
   if (EXHAUSTED.has(error.code)) headers['x-should-retry'] = 'false';
@@ -71,7 +76,22 @@ export function renderAnthropicError(error: GatewayException, requestId: string)
 
 /** Any thrown value as the gateway answers it: its own errors as they are, the rest a 500. */
 export function asGatewayException(error: unknown): GatewayException {
-  if (error instanceof GatewayException) return error;
-  if (error instanceof UpstreamError) return error.toGatewayException();
-  return new GatewayException('internal_error');
+  return deliberateError(error) ?? new GatewayException('internal_error');
+}
+
+export const ANTHROPIC_ERROR_ENVELOPE: ErrorEnvelope = { render: renderAnthropicError };
+
+/**
+ * The requests answered in Anthropic's shape: /v1/messages and its count_tokens, and a model
+ * list asked for by an Anthropic client (an `anthropic-version` header, or its `x-api-key`).
+ */
+export function speaksAnthropic(request: Request): boolean {
+  const path = request.path;
+  if (path === '/v1/messages' || path.startsWith('/v1/messages/')) return true;
+  return (path === '/v1/models' || path.startsWith('/v1/models/')) && isAnthropicClient(request);
+}
+
+export function isAnthropicClient(request: Pick<Request, 'headers'>): boolean {
+  const { headers } = request;
+  return headers['anthropic-version'] !== undefined || headers['x-api-key'] !== undefined;
 }

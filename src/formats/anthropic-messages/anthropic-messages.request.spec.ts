@@ -118,7 +118,10 @@ describe('toChatRequest', () => {
       { type: 'text', text: 'c' },
     ]);
     expect(untranslatable).toEqual([
-      'messages.0.content.3.source: a document by URL can only be sent to an Anthropic deployment',
+      {
+        path: 'messages.0.content.3.source',
+        problem: 'a document by URL can only be sent to an Anthropic deployment',
+      },
     ]);
   });
 

@@ -21,12 +21,17 @@ import type {
 export interface TranslatedRequest {
   messages: ChatTurn[];
   parameters: Record<string, unknown>;
-  /** Fields that have no chat-completions form, as `path: why`. */
-  untranslatable: string[];
+  /** Fields that have no chat-completions form: where, and why. */
+  untranslatable: Untranslatable[];
+}
+
+export interface Untranslatable {
+  path: string;
+  problem: string;
 }
 
 export function toChatRequest(body: CountTokensRequest): TranslatedRequest {
-  const untranslatable: string[] = [];
+  const untranslatable: Untranslatable[] = [];
   const messages: ChatTurn[] = [];
   const system = systemText(body.system);
   if (system !== undefined) messages.push({ role: 'system', content: system });
@@ -43,7 +48,11 @@ function systemText(system: string | TextBlockParam[] | null | undefined): strin
   return system.length > 0 ? system.map((block) => block.text).join('\n\n') : undefined;
 }
 
-function toTurns(message: MessageParam, path: string, untranslatable: string[]): ChatTurn[] {
+function toTurns(
+  message: MessageParam,
+  path: string,
+  untranslatable: Untranslatable[],
+): ChatTurn[] {
   if (message.role === 'system')
     return [
       { role: 'system', content: systemText(message.content as string | TextBlockParam[]) ?? '' },
@@ -87,7 +96,7 @@ function assistantTurn(blocks: ContentBlockParam[]): ChatTurn | undefined {
 function userTurns(
   blocks: ContentBlockParam[],
   path: string,
-  untranslatable: string[],
+  untranslatable: Untranslatable[],
 ): ChatTurn[] {
   const turns: ChatTurn[] = [];
   const fromResults: ContentPart[] = [];
@@ -115,7 +124,11 @@ function userTurns(
   return turns;
 }
 
-function toParts(block: ContentBlockParam, path: string, untranslatable: string[]): ContentPart[] {
+function toParts(
+  block: ContentBlockParam,
+  path: string,
+  untranslatable: Untranslatable[],
+): ContentPart[] {
   switch (block.type) {
     case 'text':
       return [{ type: 'text', text: (block as TextBlockParam).text }];
@@ -129,16 +142,21 @@ function toParts(block: ContentBlockParam, path: string, untranslatable: string[
   }
 }
 
-function imagePart(block: ImageBlockParam, path: string, untranslatable: string[]): ContentPart[] {
+function imagePart(
+  block: ImageBlockParam,
+  path: string,
+  untranslatable: Untranslatable[],
+): ContentPart[] {
   const { source } = block;
   if (source.type === 'base64')
     return [
       { type: 'image_url', image_url: { url: `data:${source.media_type};base64,${source.data}` } },
     ];
   if (source.type === 'url') return [{ type: 'image_url', image_url: { url: source.url } }];
-  untranslatable.push(
-    `${path}.source: an image by file_id can only be sent to an Anthropic deployment`,
-  );
+  untranslatable.push({
+    path: `${path}.source`,
+    problem: 'an image by file_id can only be sent to an Anthropic deployment',
+  });
   return [];
 }
 
@@ -149,7 +167,7 @@ function imagePart(block: ImageBlockParam, path: string, untranslatable: string[
 function documentParts(
   block: DocumentBlockParam,
   path: string,
-  untranslatable: string[],
+  untranslatable: Untranslatable[],
 ): ContentPart[] {
   const { source } = block;
   switch (source.type) {
@@ -173,9 +191,10 @@ function documentParts(
         toParts(inner, `${path}.source.content.${index}`, untranslatable),
       );
     default:
-      untranslatable.push(
-        `${path}.source: a document by ${source.type === 'url' ? 'URL' : 'file_id'} can only be sent to an Anthropic deployment`,
-      );
+      untranslatable.push({
+        path: `${path}.source`,
+        problem: `a document by ${source.type === 'url' ? 'URL' : 'file_id'} can only be sent to an Anthropic deployment`,
+      });
       return [];
   }
 }

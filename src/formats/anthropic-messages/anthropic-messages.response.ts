@@ -1,4 +1,5 @@
 import { randomHex12 } from '../../common/ids/random-hex';
+import type { CanonicalAnswer } from '../../pipeline/canonical';
 import type {
   FinishReason,
   TokenUsage,
@@ -18,10 +19,16 @@ export function newMessageId(): string {
   return `msg_${randomHex12()}`;
 }
 
-/** The stop sequence that ended the answer, where the provider says which one it was. */
-export type ResultWithStop = UpstreamChatResult & { stopSequence?: string };
+/**
+ * The JSON answer: a translated deployment's result as an Anthropic message, a pass-through
+ * deployment's message as it came; either names the model the client asked for.
+ */
+export function toMessagesAnswer(answer: CanonicalAnswer, model: string): unknown {
+  if (answer.type === 'native') return withClientModel(answer.body, model);
+  return toAnthropicMessage(Object.assign({}, answer.result, { usage: answer.usage }), model);
+}
 
-export function toAnthropicMessage(result: ResultWithStop, model: string): AnthropicMessage {
+export function toAnthropicMessage(result: UpstreamChatResult, model: string): AnthropicMessage {
   const content: ResponseContentBlock[] = [];
   if (result.content) content.push({ type: 'text', text: result.content });
   for (const call of result.toolCalls ?? []) content.push(toolUseBlock(call));

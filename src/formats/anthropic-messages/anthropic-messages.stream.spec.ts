@@ -6,11 +6,12 @@ import { GatewayException } from '../../common/errors/gateway.exception';
 import { UpstreamError } from '../../common/errors/upstream.error';
 import type { TokenUsage, UpstreamChatResult } from '../../providers/provider-adapter.interface';
 import { toAnthropicMessage } from './anthropic-messages.response';
-import {
-  AnthropicMessageEvents,
-  type MessagesStreamEvent,
-  PING_FRAME,
-} from './anthropic-messages.stream';
+import type { DeploymentConfig } from '../../config/gateway-config.types';
+import type { CanonicalStreamEvent as MessagesStreamEvent } from '../../pipeline/canonical';
+import { AnthropicMessageEvents, PING_FRAME } from './anthropic-messages.stream';
+
+/** The stream's end as the pipeline hands it over; the deployment is not read. */
+const end = (usage: TokenUsage) => ({ usage, deployment: {} as DeploymentConfig });
 
 const USAGE: TokenUsage = {
   promptTokens: 3281,
@@ -50,7 +51,7 @@ async function finalMessage(sse: string): Promise<Record<string, unknown>> {
 
 function encodeAll(batches: MessagesStreamEvent[][], usage = USAGE): string {
   const encoder = new AnthropicMessageEvents('claude-sonnet-4-5', 'req_1');
-  return batches.map((batch) => encoder.encode(batch)).join('') + encoder.end({ usage });
+  return batches.map((batch) => encoder.encode(batch)).join('') + encoder.end(end(usage));
 }
 
 describe('AnthropicMessageEvents (translated deployments)', () => {
@@ -275,14 +276,9 @@ describe('AnthropicMessageEvents (translated deployments)', () => {
     ).toThrow(UpstreamError);
   });
 
-  it('ignores other choices and usage parts', () => {
+  it('ignores other choices', () => {
     const encoder = new AnthropicMessageEvents('m', 'req_1');
-    expect(
-      encoder.encode([
-        { type: 'usage', usage: USAGE },
-        { type: 'delta', choiceIndex: 1, content: 'x' },
-      ]),
-    ).toBe('');
+    expect(encoder.encode([{ type: 'delta', choiceIndex: 1, content: 'x' }])).toBe('');
   });
 });
 
@@ -304,7 +300,7 @@ describe('AnthropicMessageEvents (pass-through deployments)', () => {
     const sse =
       encoder.encode(upstreamEvents.slice(0, 3)) +
       encoder.encode(upstreamEvents.slice(3)) +
-      encoder.end({ usage: USAGE });
+      encoder.end(end(USAGE));
     const expected = recorded.replace('"model":"claude-sonnet-4-5-20250929"', '"model":"my-alias"');
     expect(sse).toBe(expected);
   });
@@ -318,9 +314,7 @@ describe('AnthropicMessageEvents (pass-through deployments)', () => {
 
   it('keeps thinking blocks and their signatures for the SDK', async () => {
     const encoder = new AnthropicMessageEvents('my-alias', 'req_1');
-    const message = await finalMessage(
-      encoder.encode(upstreamEvents) + encoder.end({ usage: USAGE }),
-    );
+    const message = await finalMessage(encoder.encode(upstreamEvents) + encoder.end(end(USAGE)));
     expect(message.model).toBe('my-alias');
     expect((message.content as Array<{ type: string; signature?: string }>)[0]).toEqual(
       expect.objectContaining({ type: 'thinking', signature: expect.stringMatching(/^Eq/) }),

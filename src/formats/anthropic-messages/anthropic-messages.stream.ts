@@ -1,26 +1,16 @@
 import { UpstreamError } from '../../common/errors/upstream.error';
 import { randomHex12 } from '../../common/ids/random-hex';
+import type { SseEncoder } from '../../common/sse/sse-encoder';
 import type {
-  FinishReason,
-  TokenUsage,
-  ToolCallDelta,
-  UpstreamStreamPart,
-} from '../../providers/provider-adapter.interface';
+  CanonicalDelta,
+  CanonicalNativeEvent,
+  CanonicalStreamEvent,
+  StreamEnd,
+} from '../../pipeline/canonical';
+import type { FinishReason, ToolCallDelta } from '../../providers/provider-adapter.interface';
 import { anthropicErrorBody, asGatewayException } from './anthropic-messages.errors';
 import { newMessageId, stopReason, toMessageUsage } from './anthropic-messages.response';
 import type { AnthropicMessage } from './anthropic-messages.types';
-
-/** A pass-through deployment's SSE event, as it came. */
-export interface NativeEvent {
-  type: 'native';
-  event?: string;
-  data: string;
-}
-
-export type MessagesStreamEvent = UpstreamStreamPart | NativeEvent;
-
-/** The stop sequence that ended the answer, where the provider says which one it was. */
-type Delta = Extract<UpstreamStreamPart, { type: 'delta' }> & { stopSequence?: string };
 
 export const PING_FRAME = 'event: ping\ndata: {"type": "ping"}\n\n';
 
@@ -36,7 +26,7 @@ function frame(type: string, data: unknown): string {
  * they came, `message_start` naming the model the client asked for. `ping` while the upstream is
  * silent; a failure after the first event is one `error` event and no `message_stop`.
  */
-export class AnthropicMessageEvents {
+export class AnthropicMessageEvents implements SseEncoder<CanonicalStreamEvent, StreamEnd> {
   readonly heartbeat = PING_FRAME;
   private started = false;
   private passThrough = false;
@@ -54,18 +44,17 @@ export class AnthropicMessageEvents {
     private readonly requestId: string,
   ) {}
 
-  encode(batch: readonly MessagesStreamEvent[]): string {
+  encode(batch: readonly CanonicalStreamEvent[]): string {
     let frames = '';
     for (const event of batch) {
       if (event.type === 'native') frames += this.native(event);
-      else if (event.type === 'delta' && (event.choiceIndex ?? 0) === 0)
-        frames += this.delta(event);
+      else if ((event.choiceIndex ?? 0) === 0) frames += this.delta(event);
     }
     return frames;
   }
 
   /** A stream that ran to its end: the open block closed, the stop reason and usage, the end. */
-  end({ usage }: { usage: TokenUsage }): string {
+  end({ usage }: StreamEnd): string {
     // A pass-through stream's own message_delta and message_stop were relayed already.
     if (this.passThrough) return '';
     const frames = this.start() + this.closeBlock();
@@ -85,7 +74,7 @@ export class AnthropicMessageEvents {
     return frame('error', anthropicErrorBody(asGatewayException(error), this.requestId));
   }
 
-  private native(event: NativeEvent): string {
+  private native(event: CanonicalNativeEvent): string {
     this.passThrough = true;
     let data = event.data;
     let name = event.event;
@@ -102,7 +91,7 @@ export class AnthropicMessageEvents {
     return `event: ${name}\ndata: ${data}\n\n`;
   }
 
-  private delta(delta: Delta): string {
+  private delta(delta: CanonicalDelta): string {
     let frames = this.start();
     if (delta.content) frames += this.text(delta.content);
     for (const call of delta.toolCalls ?? []) frames += this.toolCall(call);
