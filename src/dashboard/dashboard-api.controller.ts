@@ -136,7 +136,7 @@ export class DashboardApiController {
 
   /**
    * The Usage page in one call: per time bucket, requests, errors, tokens and mean latency,
-   * per key and per model. The bucket grows with the range so a chart has ~60 points.
+   * per key, per model and per endpoint (chat_completions, messages). The bucket grows with the range so a chart has ~60 points.
    */
   @Get('usage')
   async usageSeries(@Query() query: UsageSeriesQuery) {
@@ -169,6 +169,11 @@ export class DashboardApiController {
         rows,
         (row) => row.model,
         (model) => model,
+      ),
+      by_endpoint: series(
+        rows,
+        (row) => row.endpoint,
+        (endpoint) => endpoint,
       ),
     };
   }

@@ -5,6 +5,8 @@ export interface UsageBucketRow {
   bucket: Date;
   keyId: string;
   model: string;
+  /** The API the requests came in by (chat_completions, messages). */
+  endpoint: string;
   requests: number;
   errors: number;
   promptTokens: number;
@@ -19,11 +21,11 @@ export interface UsageBucketRow {
 export class DashboardUsageService {
   constructor(private readonly prisma: PrismaService) {}
 
-  /** One row per time bucket, key and model, in bucket order; the database does the grouping. */
+  /** One row per time bucket, key, model and endpoint, in bucket order; the database groups. */
   async buckets(from: Date, to: Date, bucketSeconds: number): Promise<UsageBucketRow[]> {
     const rows = await this.prisma.$queryRaw<Array<Record<string, unknown>>>`
       SELECT to_timestamp(floor(extract(epoch FROM created_at) / ${bucketSeconds}::int) * ${bucketSeconds}::int) AS bucket,
-             key_id::text AS key_id, public_model,
+             key_id::text AS key_id, public_model, endpoint,
              count(*)::int AS requests,
              (count(*) FILTER (WHERE status <> 'completed'))::int AS errors,
              coalesce(sum(prompt_tokens), 0)::bigint AS prompt_tokens,
@@ -32,12 +34,13 @@ export class DashboardUsageService {
              sum(cost_usd)::text AS cost_usd
         FROM usage_records
        WHERE created_at >= ${from} AND created_at < ${to}
-       GROUP BY 1, 2, 3
+       GROUP BY 1, 2, 3, 4
        ORDER BY 1`;
     return rows.map((row) => ({
       bucket: row.bucket as Date,
       keyId: row.key_id as string,
       model: row.public_model as string,
+      endpoint: row.endpoint as string,
       requests: Number(row.requests),
       errors: Number(row.errors),
       promptTokens: Number(row.prompt_tokens),
