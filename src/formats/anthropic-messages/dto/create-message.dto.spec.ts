@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GatewayException } from '../../../common/errors/gateway.exception';
-import { parseCountTokensRequest, parseMessagesRequest } from './create-message.dto';
+import { MESSAGES_COMPATIBILITY } from '../messages-compatibility';
+import {
+  MESSAGES_FIELDS,
+  parseCountTokensRequest,
+  parseMessagesRequest,
+} from './create-message.dto';
 
 const CLAUDE_CODE = JSON.parse(
   readFileSync(
@@ -173,5 +178,14 @@ describe('parseCountTokensRequest', () => {
     expect(() => parseCountTokensRequest(body({ max_tokens: -1 }))).toThrow(
       'max_tokens: Input should be greater than or equal to 1',
     );
+  });
+});
+
+describe('the /v1/messages compatibility table', () => {
+  it('lists every field the body validation reads, and reads every field it translates', () => {
+    const table = MESSAGES_COMPATIBILITY as Record<string, { handling: string }>;
+    for (const field of MESSAGES_FIELDS) expect(Object.keys(table)).toContain(field);
+    const read = Object.keys(table).filter((field) => table[field].handling !== 'dropped');
+    for (const field of read) expect(MESSAGES_FIELDS).toContain(field);
   });
 });
