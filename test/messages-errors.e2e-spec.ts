@@ -2,10 +2,12 @@ import Anthropic from '@anthropic-ai/sdk';
 import request from 'supertest';
 import { startTestApp, type TestApp } from './support/test-app';
 import { sleep } from './support/upstreams/scripted-upstream';
+import { MetricsService } from '../src/metrics/metrics.service';
 import {
   completion,
   errorResponse,
   FakeOpenAiUpstream,
+  streamAnswer,
   type UpstreamHandler,
 } from './support/upstreams/openai-upstream';
 
@@ -52,6 +54,7 @@ describe('/v1/messages errors, limits and models', () => {
         'mock-model': [{ provider: 'mock' }],
       },
       aliases: { 'claude-sonnet-5': 'gpt-translated', 'claude-haiku-*': 'mock-model' },
+      env: { SSE_HEARTBEAT_MS: '50' },
     });
     key = await gateway.createKey();
     client = anthropicFor(key);
@@ -133,6 +136,33 @@ describe('/v1/messages errors, limits and models', () => {
     });
   });
 
+  it('answers a provider failure before the first event 502 api_error', async () => {
+    openai.next(errorResponse(500, { error: { message: 'boom', type: 'server_error' } }));
+    const error = await client.messages
+      .create({ model: 'gpt-translated', max_tokens: 5, messages: HI })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Anthropic.InternalServerError);
+    expect((error as Anthropic.APIError).status).toBe(502);
+    expect((error as Anthropic.APIError).error).toEqual(
+      expect.objectContaining({ error: expect.objectContaining({ type: 'api_error' }) }),
+    );
+  });
+
+  it('pings while the upstream is silent, and counts the request under its endpoint', async () => {
+    openai.next(streamAnswer({ pieces: ['one', ' two'], delayMs: 300 }));
+    const response = await post(
+      '/v1/messages',
+      JSON.stringify({ model: 'gpt-translated', max_tokens: 8, stream: true, messages: HI }),
+    );
+    const text = await response.text();
+    expect(text).toContain('event: ping\ndata: {"type": "ping"}\n\n');
+    expect(text.endsWith('event: message_stop\ndata: {"type":"message_stop"}\n\n')).toBe(true);
+    const metrics = await gateway.app.get(MetricsService).registry.metrics();
+    expect(metrics).toMatch(
+      /gateway_requests_total\{model="gpt-translated",deployment="[^"]+",status="200",endpoint="messages"\} \d+/,
+    );
+  });
+
   it('answers a body over 1 MiB with 413 request_too_large, and an unknown route 404', async () => {
     const big = JSON.stringify({
       model: 'mock-model',
@@ -193,7 +223,11 @@ describe('/v1/messages errors, limits and models', () => {
     expect(counted.input_tokens).toBeGreaterThan(0);
   });
 
-  it("counts count_tokens toward the key's request rate", async () => {
+  it("counts count_tokens toward the key's request rate, for allowed models only", async () => {
+    const narrow = anthropicFor(await gateway.createKey({ allowedModels: ['mock-model'] }));
+    await expect(
+      narrow.messages.countTokens({ model: 'gpt-translated', messages: HI }),
+    ).rejects.toBeInstanceOf(Anthropic.PermissionDeniedError);
     const limited = anthropicFor(await gateway.createKey({ rpmLimit: 2 }));
     await limited.messages.countTokens({ model: 'mock-model', messages: HI });
     await limited.messages.countTokens({ model: 'claude-haiku-4-5', messages: HI });
