@@ -1,6 +1,7 @@
 import { UpstreamError } from '../../common/errors/upstream.error';
 import { randomHex12 } from '../../common/ids/random-hex';
 import type { SseEncoder } from '../../common/sse/sse-encoder';
+import { eventFrame as frame } from '../../common/sse/sse-frames';
 import type {
   CanonicalDelta,
   CanonicalNativeEvent,
@@ -13,10 +14,6 @@ import { newMessageId, stopReason, toMessageUsage } from './anthropic-messages.r
 import type { AnthropicMessage } from './anthropic-messages.types';
 
 export const PING_FRAME = 'event: ping\ndata: {"type": "ping"}\n\n';
-
-function frame(type: string, data: unknown): string {
-  return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
-}
 
 /**
  * One stream's events as Anthropic sends them. From a translated deployment: `message_start`,
