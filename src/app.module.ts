@@ -13,6 +13,7 @@ import { AppConfig } from './config/app-config';
 import { AppConfigModule } from './config/app-config.module';
 import { GatewayConfigModule } from './config/gateway-config.module';
 import { DashboardModule } from './dashboard/dashboard.module';
+import { AnthropicMessagesModule } from './formats/anthropic-messages/anthropic-messages.module';
 import { ChatCompletionsModule } from './formats/chat-completions/chat-completions.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
@@ -40,6 +41,7 @@ import { ThrottlingModule } from './throttling/throttling.module';
     AuthModule,
     ThrottlingModule,
     ChatCompletionsModule,
+    AnthropicMessagesModule,
     ModelsModule,
     AdminModule,
     HealthModule,

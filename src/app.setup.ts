@@ -30,7 +30,10 @@ export function configureApp(app: INestApplication): INestApplication {
   // first, so that it also hears the parser's 413 and 415; errors reach Nest's exception filter
   // through next(). The dashboard's parser stays with its module (dashboard.module.ts).
   const http = app.getHttpAdapter().getInstance() as Express;
-  http.post('/v1/chat/completions', rejectedRequestsMiddleware(app.get(MetricsService)));
+  const metrics = app.get(MetricsService);
+  http.post('/v1/chat/completions', rejectedRequestsMiddleware(metrics, 'chat_completions'));
+  // Exactly /v1/messages: count_tokens is no completion, and never reaches a model's counters.
+  http.post(/^\/v1\/messages\/?$/, rejectedRequestsMiddleware(metrics, 'messages'));
   app.use('/v1', jsonBodyMiddleware(COMPLETIONS_BODY_LIMIT));
   app.use('/admin', jsonBodyMiddleware(ADMIN_BODY_LIMIT));
   // The chat completion's two handlers, JSON and stream, chosen per request (response-mode.ts).

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { GATEWAY_ERRORS } from './common/errors/gateway-error-code';
+import { MESSAGES_COMPATIBILITY } from './formats/anthropic-messages/messages-compatibility';
 import { COMPATIBILITY_MATRIX } from './formats/chat-completions/compatibility-matrix';
 
 // The README publishes the error codes and the compatibility matrix; these tests keep the
@@ -45,6 +46,16 @@ describe('README', () => {
   it('publishes the compatibility matrix the gateway applies', () => {
     const rows = tableRows('compatibility-matrix');
     const expected = Object.entries(COMPATIBILITY_MATRIX).map(([field, entry]) => [
+      field,
+      entry.handling,
+      entry.note,
+    ]);
+    expect(rows).toEqual(expected);
+  });
+
+  it('publishes the /v1/messages table the gateway applies', () => {
+    const rows = tableRows('messages-compatibility');
+    const expected = Object.entries(MESSAGES_COMPATIBILITY).map(([field, entry]) => [
       field,
       entry.handling,
       entry.note,

@@ -26,8 +26,8 @@ describe('hot reload of GATEWAY_CONFIG (built gateway)', () => {
   let url: string;
   let client: OpenAI;
   let file: string;
-  const write = (models: Record<string, unknown[]>) =>
-    writeFileSync(file, JSON.stringify({ models })); // JSON is YAML
+  const write = (models: Record<string, unknown[]>, aliases?: Record<string, string>) =>
+    writeFileSync(file, JSON.stringify({ models, aliases })); // JSON is YAML
   const reload = () =>
     request(url).post('/admin/config/reload').set('Authorization', `Bearer ${ADMIN_KEY}`);
   const complete = (model: string) => client.chat.completions.create(chatBody(model));
@@ -99,6 +99,28 @@ describe('hot reload of GATEWAY_CONFIG (built gateway)', () => {
     expect(lines[1]).toContain(file);
     expect(child.exitCode).toBeNull();
     expect((await complete('gamma-hup')).model).toBe('gamma-hup');
+  });
+
+  it('reloads aliases on SIGHUP, and keeps them when a new one names an unknown model', async () => {
+    await expect(complete('claude-haiku-4-5')).rejects.toMatchObject({ status: 404 });
+    write({ 'alpha-k3': [mock()], 'gamma-hup': [mock()] }, { 'claude-haiku-*': 'gamma-hup' });
+    child.kill('SIGHUP');
+    const started = Date.now();
+    let answer: OpenAI.ChatCompletion | undefined;
+    while (!answer && Date.now() - started < 1000)
+      answer = await complete('claude-haiku-4-5').catch(() => undefined);
+    expect(answer?.model).toBe('claude-haiku-4-5');
+    expect(answer?.choices[0].message.content).toContain('mock answer from gamma-hup');
+
+    write({ 'alpha-k3': [mock()], 'gamma-hup': [mock()] }, { 'claude-haiku-*': 'delta-none' });
+    const response = await reload();
+    expect(response.status).toBe(422);
+    expect(response.body.error.message).toContain(
+      'aliases.claude-haiku-*: unknown model "delta-none"',
+    );
+    expect((await complete('claude-haiku-4-5')).model).toBe('claude-haiku-4-5');
+    write({ 'alpha-k3': [mock()], 'gamma-hup': [mock()] });
+    expect((await reload()).status).toBe(200);
   });
 
   it('drops no request or stream while reloading several times under load', async () => {

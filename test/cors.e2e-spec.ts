@@ -73,6 +73,8 @@ describe('CORS with CORS_ORIGINS set', () => {
     expect(exposed).toEqual(
       expect.arrayContaining([
         'x-request-id',
+        'request-id',
+        'x-should-retry',
         'retry-after',
         'x-ratelimit-remaining-requests',
         'x-gateway-deployment',

@@ -210,7 +210,7 @@ describe('dashboard: page and sign-in', () => {
     expect(revoked.body.status).toBe('revoked');
   });
 
-  it("reports usage over time per key and per model, and each key's last use", async () => {
+  it("reports usage over time per key, per model and per endpoint, and each key's last use", async () => {
     const session = await dashboardSignIn(gateway.url);
     const name = unique('usage');
     const secret = await gateway.createKey({ name });
@@ -219,6 +219,11 @@ describe('dashboard: page and sign-in', () => {
       .set('Authorization', `Bearer ${secret}`)
       .send({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }] });
     expect(chat.status).toBe(200);
+    const message = await request(gateway.url)
+      .post('/v1/messages')
+      .set('x-api-key', secret)
+      .send({ model: 'alpha-k3', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
+    expect(message.status).toBe(200);
     await eventually(
       async () => {
         const usage = await request(gateway.url)
@@ -227,10 +232,11 @@ describe('dashboard: page and sign-in', () => {
         expect(usage.status).toBe(200);
         const key = usage.body.by_key.find((series: { name: string }) => series.name === name);
         expect(key.points).toHaveLength(1);
+        const { input_tokens, output_tokens } = message.body.usage;
         expect(key.points[0]).toMatchObject({
-          requests: 1,
+          requests: 2,
           errors: 0,
-          total_tokens: chat.body.usage.total_tokens,
+          total_tokens: chat.body.usage.total_tokens + input_tokens + output_tokens,
           avg_latency_ms: expect.any(Number),
           // The embedded mock has no price: cost unknown, not zero.
           cost_usd: null,
@@ -239,6 +245,8 @@ describe('dashboard: page and sign-in', () => {
           usage.body.by_model.find((series: { id: string }) => series.id === 'alpha-k3').points[0]
             .requests,
         ).toBeGreaterThanOrEqual(1);
+        const endpoints = usage.body.by_endpoint.map((series: { id: string }) => series.id);
+        expect(endpoints).toEqual(expect.arrayContaining(['chat_completions', 'messages']));
       },
       5_000,
       100,

@@ -156,6 +156,11 @@ describe('dashboard in a real browser', () => {
     const keyLine = csv.find((line) => line.includes(`"'${name}"`));
     expect(keyLine).toMatch(new RegExp(`,key,"'${name}",1,0,`));
     expect(keyLine!.split(',').at(-1)).toBe(cost);
+    expect(csv.some((line) => line.includes(',endpoint,"chat_completions",'))).toBe(true);
+    // Usage per endpoint: the API each request came in by.
+    await page.selectOption('#usage-group', 'endpoint');
+    await page.locator('#usage-totals tbody tr', { hasText: 'chat_completions' }).waitFor();
+    expect(await page.locator('#usage-totals thead th').first().textContent()).toBe('Endpoint');
 
     // Revoke it in the page (with confirmation); the next /v1 call is refused.
     await page.getByRole('link', { name: 'Keys' }).click();

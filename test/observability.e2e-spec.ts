@@ -138,6 +138,7 @@ describe('JSON logs and Prometheus metrics of the built gateway (real process)',
     expect(line).toMatchObject({
       level: 30,
       keyId,
+      endpoint: 'chat_completions',
       model: 'obs-model',
       deployment: 'obs-deployment',
       attempts: 1,
@@ -187,6 +188,7 @@ describe('JSON logs and Prometheus metrics of the built gateway (real process)',
         model: 'obs-model',
         deployment: 'obs-deployment',
         status: '200',
+        endpoint: 'chat_completions',
       }),
     ).toBe(1);
     expect(

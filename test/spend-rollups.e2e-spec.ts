@@ -47,6 +47,7 @@ describe('spend rollups and retention', () => {
       createdAt: new Date(createdAt),
       requestId: `req-${sequence}`,
       keyId: keys[sequence % 3],
+      endpoint: 'chat_completions',
       publicModel: sequence % 2 ? 'alpha-k3' : 'beta-v4-pro-0813',
       deployment: sequence % 4 ? 'dep-a' : null,
       status: (['completed', 'failed', 'aborted'] as const)[sequence % 3],

@@ -4,7 +4,10 @@ import type { Request } from 'express';
 import { IS_PUBLIC } from './public.decorator';
 import { VirtualKeyVerifier } from './virtual-key-verifier.service';
 
-/** Global guard: every route needs a valid virtual key unless it is marked @Public(). */
+/**
+ * Global guard: every route needs a valid virtual key, as `Authorization: Bearer <key>` or
+ * `x-api-key: <key>`, unless it is marked @Public().
+ */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
@@ -19,7 +22,14 @@ export class ApiKeyGuard implements CanActivate {
     ]);
     if (isPublic) return true;
     const request = context.switchToHttp().getRequest<Request>();
-    request.virtualKey = await this.verifier.verify(request.headers.authorization);
+    const { authorization } = request.headers;
+    const apiKey = request.headers['x-api-key'];
+    // Anthropic's clients send the key as `x-api-key` (Claude Code with ANTHROPIC_API_KEY); the
+    // official SDK and ANTHROPIC_AUTH_TOKEN send a Bearer header, which wins when both are there.
+    request.virtualKey =
+      authorization === undefined && typeof apiKey === 'string'
+        ? await this.verifier.verifySecret(apiKey.trim())
+        : await this.verifier.verify(authorization);
     return true;
   }
 }

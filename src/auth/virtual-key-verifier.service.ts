@@ -62,7 +62,11 @@ export class VirtualKeyVerifier implements OnModuleDestroy {
         message: 'Malformed Authorization header: expected "Bearer <key>".',
       });
     }
-    const secret = match[1];
+    return this.verifySecret(match[1]);
+  }
+
+  /** A key sent bare, as Anthropic's clients send `x-api-key`. */
+  async verifySecret(secret: string): Promise<VirtualKeyView> {
     if (!SECRET_FORMAT.test(secret)) throw new GatewayException('invalid_api_key');
     const secretHash = hashSecret(secret);
     const found = (await this.lookup(secretHash)).value;

@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import { PROVIDER_NAMES, type ProviderName } from './gateway-config.types';
 import {
+  IsArray,
   IsIn,
   IsInt,
   IsNumber,
@@ -116,6 +117,12 @@ export class DeploymentConfigDto {
   @Max(1_000_000)
   default_max_tokens?: number;
 
+  /** Anthropic pass-through: the `anthropic-beta` values forwarded (others are removed). */
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  anthropic_beta?: string[];
+
   @IsOptional()
   @IsObject()
   headers?: Record<string, string>;
@@ -149,6 +156,11 @@ export class DeploymentConfigDto {
 export class GatewayConfigFileDto {
   @IsObject()
   models: Record<string, DeploymentConfigDto[]>;
+
+  /** Checked against the models by parseAliases (model-aliases.ts). */
+  @IsOptional()
+  @IsObject()
+  aliases?: Record<string, string>;
 }
 
 /** A public model: its deployments and the settings that apply to the model as a whole. */

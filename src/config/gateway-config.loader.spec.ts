@@ -127,6 +127,29 @@ describe('parseGatewayConfig', () => {
     });
   });
 
+  it('reads anthropic_beta, the beta headers an Anthropic deployment is sent, and only there', () => {
+    const anthropic = {
+      provider: 'anthropic',
+      base_url: 'https://api.anthropic.com/v1',
+      api_key: 'k',
+      model: 'claude',
+    };
+    const config = parseGatewayConfig(
+      { models: { a: [{ ...anthropic, anthropic_beta: ['context-management-2025-06-27'] }] } },
+      env,
+    );
+    expect(config.models.get('a')![0].anthropicBeta).toEqual(['context-management-2025-06-27']);
+    expect(
+      parseGatewayConfig({ models: { a: [anthropic] } }, env).models.get('a')![0].anthropicBeta,
+    ).toBeUndefined();
+    expect(() =>
+      parseGatewayConfig({ models: { a: [{ provider: 'mock', anthropic_beta: [] }] } }, env),
+    ).toThrow('models.a[0].anthropic_beta: only for provider anthropic');
+    expect(() =>
+      parseGatewayConfig({ models: { a: [{ ...anthropic, anthropic_beta: 'x' }] } }, env),
+    ).toThrow('models.a[0].anthropic_beta');
+  });
+
   it.each([
     [{}, 'top-level "models"'],
     [{ models: [] }, 'top-level "models"'],

@@ -10,6 +10,7 @@ import {
   PUBLIC_MODELS,
 } from './gateway-config.types';
 import { interpolateEnv } from './interpolate-env';
+import { NO_ALIASES, parseAliases } from './model-aliases';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_QUEUE_MS = 1_000;
@@ -25,7 +26,7 @@ export function embeddedDefaultConfig(): GatewayConfig {
   const models = new Map<string, DeploymentConfig[]>();
   for (const model of PUBLIC_MODELS)
     models.set(model, [toDeployment(model, 0, { provider: 'mock' })]);
-  return { models, requestTimeouts: new Map(), source: 'embedded-defaults' };
+  return { models, requestTimeouts: new Map(), aliases: NO_ALIASES, source: 'embedded-defaults' };
 }
 
 export function loadGatewayConfig(
@@ -52,7 +53,7 @@ export function loadGatewayConfig(
 }
 
 export function parseGatewayConfig(document: unknown, env: NodeJS.ProcessEnv): GatewayConfig {
-  const root = interpolateEnv(document, env) as { models?: unknown } | null;
+  const root = interpolateEnv(document, env) as { models?: unknown; aliases?: unknown } | null;
   if (
     !root ||
     typeof root !== 'object' ||
@@ -89,6 +90,12 @@ export function parseGatewayConfig(document: unknown, env: NodeJS.ProcessEnv): G
       const message = describe(errors, `models.${model}`);
       throw new Error(listed ? message.replace(/\.deployments\[/g, '[') : message);
     }
+    dto.deployments.forEach((deployment, index) => {
+      if (deployment.anthropic_beta && deployment.provider !== 'anthropic')
+        throw new Error(
+          `models.${model}${listed ? '' : '.deployments'}[${index}].anthropic_beta: only for provider anthropic`,
+        );
+    });
     models.set(
       model,
       dto.deployments.map((deployment, index) => toDeployment(model, index, deployment)),
@@ -96,7 +103,7 @@ export function parseGatewayConfig(document: unknown, env: NodeJS.ProcessEnv): G
     if (dto.request_timeout_ms !== undefined) requestTimeouts.set(model, dto.request_timeout_ms);
   }
   if (models.size === 0) throw new Error('models: at least one public model is required');
-  return { models, requestTimeouts, source: 'file' };
+  return { models, requestTimeouts, aliases: parseAliases(root.aliases, models), source: 'file' };
 }
 
 function toDeployment(
@@ -118,6 +125,7 @@ function toDeployment(
     maxQueueMs: dto.max_queue_ms ?? DEFAULT_MAX_QUEUE_MS,
     headers: dto.headers ?? {},
     defaultMaxTokens: dto.default_max_tokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
+    anthropicBeta: dto.anthropic_beta,
     price: dto.price ? toPrice(dto.price) : null,
     mock: {
       latencyMs: dto.latency_ms ?? 0,

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { AppConfig } from './app-config';
 import { embeddedDefaultConfig, loadGatewayConfig } from './gateway-config.loader';
 import { DeploymentConfig, GatewayConfig } from './gateway-config.types';
+import { NO_ALIASES, resolveAlias } from './model-aliases';
 
 /** What a reload did: the models now served, or why the running config was kept. */
 export type ReloadResult =
@@ -58,6 +59,21 @@ export class GatewayConfigService {
   /** The model's own `request_timeout_ms`, if it sets one. */
   requestTimeoutFor(model: string): number | undefined {
     return this.snapshot.requestTimeouts.get(model);
+  }
+
+  /**
+   * The public model a request naming `model` is served by: itself, or the model its alias stands
+   * for; unknown names come back unchanged (and answer 404 where they are routed).
+   */
+  publicModel(model: string): string {
+    const { models, aliases = NO_ALIASES } = this.snapshot;
+    if (models.has(model)) return model;
+    return resolveAlias(aliases, model) ?? model;
+  }
+
+  /** The exact aliases and their public models (prefix aliases name no model to list). */
+  exactAliases(): ReadonlyMap<string, string> {
+    return (this.snapshot.aliases ?? NO_ALIASES).exact;
   }
 
   /**

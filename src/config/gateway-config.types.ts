@@ -15,6 +15,7 @@ export interface MockSettings {
 }
 
 import type { Price } from '../common/money/price';
+import type { ModelAliases } from './model-aliases';
 
 export interface DeploymentConfig {
   /** Stable name used in logs and usage records, e.g. `alpha-k3/0`. */
@@ -40,6 +41,11 @@ export interface DeploymentConfig {
   headers: Record<string, string>;
   /** Anthropic: max_tokens when the request has none (`default_max_tokens`). */
   defaultMaxTokens: number;
+  /**
+   * Anthropic pass-through: the `anthropic-beta` values a client may send this deployment
+   * (`anthropic_beta`); undefined forwards the header as sent.
+   */
+  anthropicBeta?: readonly string[];
   /** `price`, per token; null when the deployment declares none (costs unknown). */
   price?: Price | null;
   mock: MockSettings;
@@ -53,6 +59,8 @@ export interface GatewayConfig {
    * backoffs of a request together, from its arrival (REQUEST_TIMEOUT_MS otherwise).
    */
   requestTimeouts: Map<string, number>;
+  /** Other names for the public models (`aliases:`); none when absent. */
+  aliases?: ModelAliases;
   source: 'file' | 'embedded-defaults';
 }
 

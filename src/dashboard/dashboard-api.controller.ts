@@ -138,8 +138,8 @@ export class DashboardApiController {
 
   /**
    * The Usage page in one call: per time bucket, requests, errors, tokens and mean latency,
-   * per key and per model. The bucket grows with the range so a chart has ~60 points, and is
-   * whole days beyond two days (usageBucketSeconds).
+   * per key, per model and per endpoint (chat_completions, messages). The bucket grows with the
+   * range so a chart has ~60 points, and is whole days beyond two days (usageBucketSeconds).
    */
   @Get('usage')
   async usageSeries(@Query() query: UsageSeriesQuery) {
@@ -172,6 +172,11 @@ export class DashboardApiController {
         rows,
         (row) => row.model,
         (model) => model,
+      ),
+      by_endpoint: series(
+        rows,
+        (row) => row.endpoint,
+        (endpoint) => endpoint,
       ),
     };
   }

@@ -7,6 +7,8 @@ export interface UsageBucketRow {
   bucket: Date;
   keyId: string;
   model: string;
+  /** The API the requests came in by (chat_completions, messages). */
+  endpoint: string;
   requests: number;
   errors: number;
   promptTokens: number;
@@ -50,7 +52,7 @@ export function usageBucketSeconds(from: Date, to: Date): number {
 export class DashboardUsageService {
   constructor(private readonly prisma: PrismaService) {}
 
-  /** One row per time bucket, key and model, in bucket order; the database does the grouping. */
+  /** One row per time bucket, key, model and endpoint, in bucket order; the database groups. */
   async buckets(from: Date, to: Date, bucketSeconds: number): Promise<UsageBucketRow[]> {
     const depth =
       bucketSeconds % (7 * DAY_SECONDS) === 0
@@ -60,7 +62,7 @@ export class DashboardUsageService {
           : 'raw';
     const statement = rollupQuery(
       splitRange(from, to, depth),
-      [bucketColumn(bucketSeconds), GROUP_COLUMNS.key, GROUP_COLUMNS.model],
+      [bucketColumn(bucketSeconds), GROUP_COLUMNS.key, GROUP_COLUMNS.model, GROUP_COLUMNS.endpoint],
       [
         'requests',
         'failed',
@@ -84,6 +86,7 @@ export class DashboardUsageService {
         bucket: new Date(Number(row.g0) * 1000),
         keyId: row.g1,
         model: row.g2,
+        endpoint: row.g3,
         requests,
         errors: Number(row.failed) + Number(row.aborted),
         promptTokens: Number(row.prompt_tokens),

@@ -8,12 +8,14 @@ import {
   type LabelValues,
 } from 'prom-client';
 import { GatewayConfigService } from '../config/gateway-config.service';
+import type { Endpoint } from '../usage/completion-outcome';
 
 /** Label value for "no model / no deployment": rejected before routing, or a name not in the config. */
 export const NONE = '-';
 
 /** What a finished completion tells the metrics; names are the config's, never the client's text. */
 export interface ObservedCompletion {
+  endpoint: Endpoint;
   publicModel: string;
   deployment: string | null;
   httpStatus: number;
@@ -26,7 +28,8 @@ export interface ObservedCompletion {
 
 /** The series one (model, deployment) pair writes to on every completion. */
 interface CompletionSeries {
-  byStatus: Map<number, { inc(value?: number): void }>;
+  /** By endpoint and HTTP status, e.g. `messages 200`. */
+  byStatus: Map<string, { inc(value?: number): void }>;
   duration: { observe(value: number): void };
   promptTokens: { inc(value?: number): void };
   completionTokens: { inc(value?: number): void };
@@ -41,7 +44,7 @@ interface CompletionSeries {
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
-  private readonly requests: Counter<'model' | 'deployment' | 'status'>;
+  private readonly requests: Counter<'model' | 'deployment' | 'status' | 'endpoint'>;
   private readonly duration: Histogram<'model' | 'deployment'>;
   private readonly firstToken: Histogram<'model' | 'deployment'>;
   private readonly overhead: Histogram;
@@ -62,8 +65,8 @@ export class MetricsService {
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({
       name: 'gateway_requests_total',
-      help: 'Chat-completion requests answered, by public model, deployment and HTTP status.',
-      labelNames: ['model', 'deployment', 'status'],
+      help: 'Completion requests answered, by public model, deployment, HTTP status and endpoint.',
+      labelNames: ['model', 'deployment', 'status', 'endpoint'],
       registers,
     });
     this.duration = new Histogram({
@@ -141,12 +144,16 @@ export class MetricsService {
       this.model(outcome.publicModel),
       this.deployment(outcome.deployment),
     );
-    let requests = series.byStatus.get(outcome.httpStatus);
+    const statusKey = `${outcome.endpoint} ${outcome.httpStatus}`;
+    let requests = series.byStatus.get(statusKey);
     if (!requests) {
       requests = this.requests.labels(
-        Object.assign({}, series.labels, { status: String(outcome.httpStatus) }),
+        Object.assign({}, series.labels, {
+          status: String(outcome.httpStatus),
+          endpoint: outcome.endpoint,
+        }),
       );
-      series.byStatus.set(outcome.httpStatus, requests);
+      series.byStatus.set(statusKey, requests);
     }
     requests.inc();
     series.duration.observe(outcome.latencyMs / 1000);
@@ -184,8 +191,8 @@ export class MetricsService {
   }
 
   /** A request answered before it reached a model: bad body, bad key, limits, unknown model. */
-  rejected(httpStatus: number): void {
-    this.requests.inc({ model: NONE, deployment: NONE, status: String(httpStatus) });
+  rejected(httpStatus: number, endpoint: Endpoint): void {
+    this.requests.inc({ model: NONE, deployment: NONE, status: String(httpStatus), endpoint });
     if (httpStatus === 429) this.rateLimited.inc();
   }
 

@@ -4,6 +4,9 @@ import {
   CHAT_COMPLETION_FIELDS,
   parseChatCompletion,
 } from '../formats/chat-completions/dto/create-chat-completion.dto';
+import { GatewayException } from '../common/errors/gateway.exception';
+import { renderAnthropicError } from '../formats/anthropic-messages/anthropic-messages.errors';
+import { toAnthropicMessage } from '../formats/anthropic-messages/anthropic-messages.response';
 import { OPENAPI_DOCUMENT } from './openapi.document';
 
 const schemas = OPENAPI_DOCUMENT.components.schemas;
@@ -180,5 +183,27 @@ describe('OpenAPI document', () => {
     expect(admin.length).toBeGreaterThanOrEqual(5);
     for (const [, operations] of admin)
       for (const operation of Object.values(operations)) expect(operation.tags).toEqual(['admin']);
+  });
+});
+
+describe('OpenAPI document: /v1/messages', () => {
+  it('describes the messages the gateway answers and the errors it sends', () => {
+    const message = toAnthropicMessage(
+      {
+        content: 'Hi',
+        toolCalls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }],
+        finishReason: 'tool_calls',
+        usage: { promptTokens: 5, completionTokens: 2, cachedTokens: 1 },
+      },
+      'alpha-k3',
+    );
+    expect(validate('AnthropicMessage')(message)).toBe(true);
+    const error = renderAnthropicError(new GatewayException('upstream_overloaded'), 'req_1');
+    expect(validate('AnthropicErrorEnvelope')(error.body)).toBe(true);
+    const responses = OPENAPI_DOCUMENT.paths['/v1/messages'].post.responses as Record<
+      string,
+      unknown
+    >;
+    expect(Object.keys(responses)).toContain(String(error.status));
   });
 });

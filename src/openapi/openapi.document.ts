@@ -4,6 +4,7 @@ import { GATEWAY_ERRORS } from '../common/errors/gateway-error-code';
 import { BUDGET_USD_PATTERN, MAX_BUDGET_USD } from '../common/money/price';
 import { BUDGET_PERIODS } from '../common/time/budget-period';
 import { CHAT_COMPLETION_SCHEMAS } from './chat-completion.schemas';
+import { MESSAGES_PATHS, MESSAGES_SCHEMAS } from './messages.schemas';
 
 // package.json sits two levels up from both src/openapi and dist/openapi (and in the Docker image).
 const VERSION = (
@@ -139,6 +140,7 @@ export const OPENAPI_DOCUMENT = {
         },
       },
     },
+    ...MESSAGES_PATHS,
     '/v1/models': {
       get: {
         tags: ['public'],
@@ -309,6 +311,6 @@ export const OPENAPI_DOCUMENT = {
       virtualKey: { type: 'http', scheme: 'bearer', description: 'A virtual key (gk-...).' },
       adminKey: { type: 'http', scheme: 'bearer', description: 'ADMIN_API_KEY.' },
     },
-    schemas: CHAT_COMPLETION_SCHEMAS,
+    schemas: Object.assign({}, CHAT_COMPLETION_SCHEMAS, MESSAGES_SCHEMAS),
   },
 } as const;

@@ -26,7 +26,7 @@ async function attemptsOf(env: Record<string, unknown> = {}) {
   const client = manualClientConnection();
   const headers: Record<string, string> = {};
   const run = fixture.get(OutcomeService).begin(
-    { model: 'm', messages: [], parameters: {} },
+    { endpoint: 'chat_completions', model: 'm', messages: [], parameters: {} },
     {
       key: aVirtualKey(),
       requestId: 'req_1',

@@ -1,4 +1,5 @@
 import type { ProviderName, DeploymentConfig } from '../config/gateway-config.types';
+import type { Endpoint } from '../usage/completion-outcome';
 import type {
   ChatTurn,
   NativeStreamPart,
@@ -12,10 +13,15 @@ import type {
 // comes back to its own JSON or events. The canonical conversation is the chat-completions one
 // (ChatTurn, OpenAI parameter names) because every provider adapter translates from it.
 
-export type { ChatTurn, TokenUsage };
+export type { ChatTurn, Endpoint, TokenUsage };
 
 export interface CanonicalRequest {
-  /** The public model the request is routed by (limits, usage and spend use it too). */
+  /** The wire format's endpoint, as the usage row, the metrics and the log line name it. */
+  endpoint: Endpoint;
+  /**
+   * The model the client named. The pipeline routes, limits and accounts the request by its
+   * public model: the same name, or the model it is an alias of (`aliases:` in GATEWAY_CONFIG).
+   */
   model: string;
   messages: ChatTurn[];
   /** Optional generation settings by their chat-completions names, validated by the format. */

@@ -113,6 +113,7 @@ export class OutcomeService {
     const outcome: CompletionOutcome = {
       requestId: context.requestId,
       keyId: context.key.id,
+      endpoint: request.endpoint,
       teamId: context.key.teamId ?? null,
       publicModel: request.model,
       deployment: deployment?.name ?? null,
@@ -127,6 +128,7 @@ export class OutcomeService {
     };
     this.usage.record(outcome);
     this.metrics.completed({
+      endpoint: outcome.endpoint,
       publicModel: outcome.publicModel,
       deployment: outcome.deployment,
       httpStatus,
@@ -167,7 +169,7 @@ function debugLine(outcome: CompletionOutcome, context: PipelineContext): string
   const { usage, errorCode } = outcome;
   return (
     `${outcome.requestId} key=${context.key.name} model=${outcome.publicModel} deployment=${outcome.deployment ?? '-'} ` +
-    `${outcome.status} ${outcome.httpStatus}${errorCode ? ` ${errorCode}` : ''} stream=${outcome.stream} ` +
+    `${outcome.status} ${outcome.httpStatus}${errorCode ? ` ${errorCode}` : ''} stream=${outcome.stream} endpoint=${outcome.endpoint} ` +
     `tokens=${usage.promptTokens}+${usage.completionTokens} ${outcome.latencyMs}ms`
   );
 }

@@ -43,6 +43,7 @@ export const RequestContext = createParamDecorator(
 function reportOutcome(response: Response, outcome: CompletionOutcome): void {
   response.locals[OUTCOME_RECORDED] = true;
   const log: RequestLogFields = {
+    endpoint: outcome.endpoint,
     model: outcome.publicModel,
     deployment: outcome.deployment,
     attempts: outcome.attempts,

@@ -21,6 +21,7 @@ const models = {
 
 const nativeBody = { model: 'beta', max_tokens: 5, messages: [], thinking: { type: 'enabled' } };
 const request: CanonicalRequest = {
+  endpoint: 'messages',
   model: 'beta',
   messages: [{ role: 'user', content: 'hi' }],
   parameters: { max_tokens: 5 },

@@ -91,6 +91,7 @@ export async function pipelineFixture(options: PipelineFixtureOptions): Promise<
 }
 
 export const A_REQUEST: CanonicalRequest = {
+  endpoint: 'chat_completions',
   model: 'alpha-k3',
   messages: [{ role: 'user', content: 'hi' }],
   parameters: {},

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { replayFirst } from '../common/async/replay-first';
 import { AppConfig } from '../config/app-config';
+import { GatewayConfigService } from '../config/gateway-config.service';
 import type { NativeAnswer, UpstreamChatResult } from '../providers/provider-adapter.interface';
 import { RequestDrain } from '../usage/request-drain.service';
 import { AdmissionService } from './admission.service';
@@ -27,6 +28,7 @@ export class Pipeline {
     private readonly outcome: OutcomeService,
     private readonly relay: StreamRelay,
     private readonly drain: RequestDrain,
+    private readonly models: GatewayConfigService,
     config: AppConfig,
   ) {
     this.streamMaxDurationMs = config.STREAM_MAX_DURATION_MS;
@@ -38,7 +40,7 @@ export class Pipeline {
     // waits for it before the final usage flush.
     const workDone = this.drain.begin();
     try {
-      return await this.answer(request, context);
+      return await this.answer(this.publicModelOf(request), context);
     } finally {
       workDone();
     }
@@ -53,11 +55,20 @@ export class Pipeline {
     // handed out its relay ends the unit of work; until then, a failure here does.
     const workDone = this.drain.begin();
     try {
-      return await this.openStream(request, context, workDone);
+      return await this.openStream(this.publicModelOf(request), context, workDone);
     } catch (error) {
       workDone();
       throw error;
     }
+  }
+
+  /**
+   * A request naming an alias (`aliases:` in GATEWAY_CONFIG) is routed, limited and accounted as
+   * its public model, on every endpoint; the formats answer with the name the client sent.
+   */
+  private publicModelOf(request: CanonicalRequest): CanonicalRequest {
+    const model = this.models.publicModel(request.model);
+    return model === request.model ? request : Object.assign({}, request, { model });
   }
 
   private async answer(

@@ -55,6 +55,8 @@ export interface UpstreamChoice {
   finishReason: FinishReason;
   /** The provider's own finish reason, kept for logs. */
   rawFinishReason?: string;
+  /** The stop sequence that ended the answer, from providers that say which one matched. */
+  stopSequence?: string;
   /** OpenAI's `choices[].logprobs` object, relayed as is (only when the client asked for logprobs). */
   logprobs?: unknown;
 }
@@ -79,6 +81,8 @@ export type UpstreamStreamPart =
       toolCalls?: ToolCallDelta[];
       finishReason?: FinishReason;
       rawFinishReason?: string;
+      /** With the finish reason: the stop sequence that matched, where the provider says. */
+      stopSequence?: string;
       /** The chunk's `choices[].logprobs`, relayed as is. */
       logprobs?: unknown;
     }
@@ -148,6 +152,8 @@ export interface NativeAdapter {
   complete(request: NativeUpstreamRequest): Promise<NativeAnswer>;
   /** As ProviderAdapter.stream: resolves on a 2xx, one batch per socket read, never empty. */
   stream(request: NativeUpstreamRequest): Promise<AsyncIterable<readonly NativeStreamPart[]>>;
+  /** The prompt's tokens as the provider counts them (Anthropic's count_tokens), if it can. */
+  countTokens?(request: NativeUpstreamRequest): Promise<number>;
 }
 
 // Interface and DI token share a name, as ThrottlerStorage does.

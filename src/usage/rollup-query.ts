@@ -11,6 +11,7 @@ export const GROUP_COLUMNS = {
   team: { weekly: `"team_id"`, daily: `"team_id"`, raw: `COALESCE("team_id"::text, '')` },
   model: { weekly: `"public_model"`, daily: `"public_model"`, raw: `"public_model"` },
   deployment: { weekly: `"deployment"`, daily: `"deployment"`, raw: `COALESCE("deployment", '')` },
+  endpoint: { weekly: `"endpoint"`, daily: `"endpoint"`, raw: `"endpoint"` },
   day: {
     weekly: null,
     daily: `to_char("day", 'YYYY-MM-DD')`,

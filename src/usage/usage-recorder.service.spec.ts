@@ -31,6 +31,7 @@ function outcome(requestId: string): CompletionOutcome {
   return {
     requestId,
     keyId: '00000000-0000-4000-8000-000000000001',
+    endpoint: 'chat_completions',
     publicModel: 'alpha-k3',
     deployment: 'alpha-k3/0',
     status: 'completed',

@@ -167,6 +167,7 @@ export function toUsageRow(outcome: CompletionOutcome, now = new Date()): UsageR
     createdAt: now,
     requestId: outcome.requestId,
     keyId: outcome.keyId,
+    endpoint: outcome.endpoint,
     publicModel: outcome.publicModel,
     deployment: outcome.deployment,
     status: outcome.status,

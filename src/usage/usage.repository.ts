@@ -18,7 +18,8 @@ export interface UsageCount {
 
 const COLUMNS = `"id", "created_at", "request_id", "key_id", "public_model", "deployment", "status",
   "http_status", "error_code", "stream", "prompt_tokens", "completion_tokens", "cached_tokens",
-  "cache_write_tokens", "reasoning_tokens", "cost_usd", "price_version", "team_id", "latency_ms"`;
+  "cache_write_tokens", "reasoning_tokens", "cost_usd", "price_version", "team_id", "latency_ms",
+  "endpoint"`;
 
 const DAY = `("created_at" AT TIME ZONE 'UTC')::date`;
 const MEASURES = [
@@ -39,18 +40,18 @@ const MEASURES = [
 /** Adds the inserted rows to one rollup table, per period (`periodSql` of created_at) and group. */
 function rollupUpsert(table: string, period: string, periodSql: string): string {
   return `
-INSERT INTO "${table}" AS d ("${period}", "key_id", "team_id", "public_model", "deployment",
+INSERT INTO "${table}" AS d ("${period}", "key_id", "team_id", "public_model", "deployment", "endpoint",
   ${MEASURES.map((measure) => `"${measure}"`).join(', ')})
 SELECT ${periodSql}, "key_id", COALESCE("team_id"::text, ''), "public_model",
-  COALESCE("deployment", ''), count(*), count(*) FILTER (WHERE "status" = 'completed'),
+  COALESCE("deployment", ''), "endpoint", count(*), count(*) FILTER (WHERE "status" = 'completed'),
   count(*) FILTER (WHERE "status" = 'failed'), count(*) FILTER (WHERE "status" = 'aborted'),
   sum("prompt_tokens"), sum("completion_tokens"), COALESCE(sum("cached_tokens"), 0),
   COALESCE(sum("cache_write_tokens"), 0), COALESCE(sum("reasoning_tokens"), 0),
   COALESCE(sum("cost_usd"), 0), count(*) FILTER (WHERE "cost_usd" IS NULL), sum("latency_ms")
 FROM inserted
-GROUP BY 1, 2, 3, 4, 5
-ORDER BY 1, 2, 3, 4, 5
-ON CONFLICT ("${period}", "key_id", "team_id", "public_model", "deployment") DO UPDATE SET
+GROUP BY 1, 2, 3, 4, 5, 6
+ORDER BY 1, 2, 3, 4, 5, 6
+ON CONFLICT ("${period}", "key_id", "team_id", "public_model", "deployment", "endpoint") DO UPDATE SET
   ${MEASURES.map((measure) => `"${measure}" = d."${measure}" + EXCLUDED."${measure}"`).join(',\n  ')}`;
 }
 
@@ -69,7 +70,7 @@ WITH inserted AS (
     "public_model" text, "deployment" text, "status" "usage_status", "http_status" integer, "error_code" text,
     "stream" boolean, "prompt_tokens" integer, "completion_tokens" integer, "cached_tokens" integer,
     "cache_write_tokens" integer, "reasoning_tokens" integer, "cost_usd" numeric, "price_version" text,
-    "team_id" uuid, "latency_ms" integer)
+    "team_id" uuid, "latency_ms" integer, "endpoint" text)
   ON CONFLICT DO NOTHING
   RETURNING *
 ),
@@ -82,6 +83,7 @@ function toRecord(row: UsageRow) {
     created_at: row.createdAt.toISOString(),
     request_id: row.requestId,
     key_id: row.keyId,
+    endpoint: row.endpoint,
     public_model: row.publicModel,
     deployment: row.deployment,
     status: row.status,

@@ -6,6 +6,8 @@ export interface UsageRow {
   createdAt: Date;
   requestId: string;
   keyId: string;
+  /** The API the request came in by (CompletionOutcome.endpoint). */
+  endpoint: string;
   publicModel: string;
   deployment: string | null;
   status: UsageStatus;

@@ -12,7 +12,9 @@
 // Order: idle RSS; paired rounds of JSON, then of streams (requests.js: every target in turn
 // within seconds, so that each round's ratio to the floor is taken on one VM speed); each target
 // topped up to BENCH_MIN_REQUESTS served, then BENCH_HOLD_STREAMS held at once and its peak RSS;
-// last, start-up on the embedded defaults (startup.js). Output: a table on stdout and BENCH_OUTPUT.
+// then the gateway's /v1/messages against its own /v1/chat/completions, the same request translated
+// for the same upstream (BENCH_MESSAGES_ROUNDS=0: none); last, start-up (startup.js). Output: a
+// table on stdout and BENCH_OUTPUT.
 const { writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { Agent, request } = require('undici');
@@ -40,6 +42,7 @@ const settings = {
   holdStreams: number('BENCH_HOLD_STREAMS', 1000),
   idleSettleMs: number('BENCH_IDLE_SETTLE_MS', 15_000),
   startupRounds: number('BENCH_STARTUP_ROUNDS', 5, 1),
+  messagesRounds: number('BENCH_MESSAGES_ROUNDS', 10, 2),
   database: env.BENCH_DATABASE_URL ? 'external Postgres' : 'embedded PGlite',
 };
 const OUTPUT = env.BENCH_OUTPUT ?? join(__dirname, '..', '..', 'bench-results.json');
@@ -73,15 +76,17 @@ async function hold(target, count) {
   return results.filter((ok) => !ok).length;
 }
 
-/** Paired rounds of one shape over the targets, the floor first, with the upstream timed alone. */
-function pairedRounds(targets, stream, direct) {
+/** Paired rounds of one shape over the targets, the first the reference, with the upstream timed alone. */
+function pairedRounds(targets, stream, direct, messages = false) {
+  const rounds = messages ? settings.messagesRounds : settings.rounds;
   return runPairedRounds(targets, {
     ...settings,
+    rounds,
     stream,
     direct,
     afterRound: (round) =>
       process.stderr.write(
-        `${stream ? 'streams' : 'JSON'} round ${round + 1}/${settings.rounds}\n`,
+        `${messages ? '/v1/messages ' : ''}${stream ? 'streams' : 'JSON'} round ${round + 1}/${rounds}\n`,
       ),
   });
 }
@@ -118,10 +123,23 @@ function shapeRows(targets, result, stream) {
     const row = { metric };
     targets.forEach((target, index) => {
       row[target.name] = stats.median(perTarget[index]).toFixed(2);
-      if (index > 0) row[`${target.name} / floor`] = compare(perTarget, index);
+      if (index > 0) row[`${target.name} / ${targets[0].name}`] = compare(perTarget, index);
     });
     return row;
   });
+}
+
+/** The gateway's /v1/messages against its own /v1/chat/completions (issue 49: CPU within 1.3x). */
+async function messagesRows(gateway, direct) {
+  const routes = [
+    { ...gateway, name: 'chat completions' },
+    // The same body suits both APIs (model, messages, max_tokens, stream), and so does the key.
+    { ...gateway, name: '/v1/messages', path: '/messages' },
+  ];
+  const rows = [];
+  for (const stream of [false, true])
+    rows.push(...shapeRows(routes, await pairedRounds(routes, stream, direct, true), stream));
+  return rows;
 }
 
 function table(rows) {
@@ -183,6 +201,8 @@ async function main() {
       await stats.sleep(500);
       target.peakRss = stats.memory(target.pid).hwm;
     }
+    const gatewayTarget = targets.find((target) => target.name === 'gateway');
+    const messages = settings.messagesRounds > 0 ? await messagesRows(gatewayTarget, direct) : [];
     await Promise.all(targets.map((target) => stats.stopChild(target.child)));
     const startup =
       settings.startupRounds > 0 ? await measureStartup(settings.startupRounds) : null;
@@ -213,6 +233,7 @@ async function main() {
         `then ${settings.sequential} one at a time; database ${settings.database}; targets on CPU ${TARGET_CPU}; medians over rounds, "/ floor" the median of the rounds' ratios or differences\n`,
     );
     console.log(table(rows));
+    if (messages.length > 0) console.log(`\n${table(messages)}`);
     if (startup) console.log(`\n${describeStartup(startup)}`);
     const machine = { atStart: machineAtStart, atEnd: stats.machineLine() };
     console.log(
@@ -220,7 +241,7 @@ async function main() {
     );
     // eslint-disable-next-line no-unused-vars
     const raw = targets.map(({ child, pid, base, key, ...figures }) => figures);
-    const output = { settings, machine, rows, startup, json, streams, raw };
+    const output = { settings, machine, rows, messages, startup, json, streams, raw };
     writeFileSync(OUTPUT, JSON.stringify({ date: new Date(), ...output }, null, 2));
     console.log(`\nwritten to ${OUTPUT}`);
   } finally {

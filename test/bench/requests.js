@@ -42,11 +42,11 @@ async function sendOne(url, options, stream) {
 /**
  * `count` requests one at a time (after 20 not counted) on one connection: latency to the last
  * byte (JSON) or to the first content event (SSE), in ms; a request not answered 200 is counted
- * as an error, not timed. `target`: { base (…/v1), key }.
+ * as an error, not timed. `target`: { base (…/v1), key, path (default /chat/completions) }.
  */
 async function sequential(target, stream, count) {
   const dispatcher = new Agent({ connections: 1 });
-  const url = `${target.base}/chat/completions`;
+  const url = `${target.base}${target.path ?? '/chat/completions'}`;
   const headers = chatHeaders(target.key);
   const options = { method: 'POST', headers, body: chatBody('bench-model', stream), dispatcher };
   const times = [];
@@ -66,14 +66,14 @@ async function sequential(target, stream, count) {
 /**
  * Chat completions (streams with `stream`) at `connections` for `seconds` with autocannon:
  * requests done, requests/s, latency p50 and p99 (ms), CPU time per request from the target's own
- * counters, and errors (failed, timed out or not 2xx). `target`: { base, key, pid }.
+ * counters, and errors (failed, timed out or not 2xx). `target`: { base, key, pid, path? }.
  */
 function saturate(target, { stream, seconds, connections }) {
   const cpuBefore = cpuSeconds(target.pid);
   return new Promise((resolve, reject) => {
     autocannon(
       {
-        url: `${target.base}/chat/completions`,
+        url: `${target.base}${target.path ?? '/chat/completions'}`,
         method: 'POST',
         headers: chatHeaders(target.key),
         body: chatBody('bench-model', stream),

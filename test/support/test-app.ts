@@ -12,6 +12,8 @@ import type { CreateVirtualKeyInput } from '../../src/keys/virtual-key.types';
 export interface TestAppOptions {
   /** The `models:` mapping of a gateway config file; the embedded mock defaults when absent. */
   models?: Record<string, unknown[]>;
+  /** The `aliases:` mapping of the same file (with `models` only). */
+  aliases?: Record<string, string>;
   /** Environment overrides for this app only. */
   env?: Record<string, string>;
   /** Provider overrides, for the rare test that must break the gateway from inside. */
@@ -47,7 +49,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       builder = builder
         .overrideProvider(GatewayConfigService)
         .useValue(
-          new GatewayConfigService(parseGatewayConfig({ models: options.models }, process.env)),
+          new GatewayConfigService(
+            parseGatewayConfig({ models: options.models, aliases: options.aliases }, process.env),
+          ),
         );
     }
     if (options.override) builder = options.override(builder);

@@ -24,6 +24,12 @@ const COLORS = [
   '#4d7c0f',
 ];
 const state = { range: '24h', groupBy: 'key' };
+/** The Group choices: the series of the API answer each reads, and its column heading. */
+const GROUPS = {
+  key: { series: 'by_key', option: 'Per key', column: 'Key' },
+  model: { series: 'by_model', option: 'Per model', column: 'Model' },
+  endpoint: { series: 'by_endpoint', option: 'Per endpoint', column: 'Endpoint' },
+};
 
 /** Adds decimal strings of US dollars exactly (BigInt pico-dollars); null when all are null. */
 function sumUsd(values) {
@@ -89,10 +95,8 @@ function toCsv(data) {
     `"${String(value)
       .replace(/^[=+\-@]/, "'$&")
       .replaceAll('"', '""')}"`;
-  for (const [groupBy, groups] of [
-    ['key', data.by_key],
-    ['model', data.by_model],
-  ]) {
+  for (const [groupBy, { series }] of Object.entries(GROUPS)) {
+    const groups = data[series];
     for (const g of groups) {
       for (const p of g.points)
         lines.push(
@@ -123,7 +127,8 @@ export async function renderUsage({ show, onError }) {
     'GET',
     `/usage?${new URLSearchParams({ from: from.toISOString(), to: to.toISOString() })}`,
   );
-  const groups = state.groupBy === 'key' ? data.by_key : data.by_model;
+  const group = GROUPS[state.groupBy];
+  const groups = data[group.series];
   const rerender = () => renderUsage({ show, onError }).catch(onError);
 
   const rangeSelect = h(
@@ -146,8 +151,9 @@ export async function renderUsage({ show, onError }) {
         rerender();
       },
     },
-    h('option', { value: 'key', selected: state.groupBy === 'key' }, 'Per key'),
-    h('option', { value: 'model', selected: state.groupBy === 'model' }, 'Per model'),
+    Object.entries(GROUPS).map(([value, choice]) =>
+      h('option', { value, selected: state.groupBy === value }, choice.option),
+    ),
   );
   const csvUrl = URL.createObjectURL(new Blob([toCsv(data)], { type: 'text/csv' }));
   const controls = h(
@@ -191,11 +197,7 @@ export async function renderUsage({ show, onError }) {
     h(
       'section',
       { class: 'card', 'aria-labelledby': 'usage-title' },
-      h(
-        'h2',
-        { id: 'usage-title' },
-        `${range.label}, ${state.groupBy === 'key' ? 'per key' : 'per model'}`,
-      ),
+      h('h2', { id: 'usage-title' }, `${range.label}, ${group.option.toLowerCase()}`),
       controls,
       h(
         'table',
@@ -207,14 +209,9 @@ export async function renderUsage({ show, onError }) {
           h(
             'tr',
             {},
-            [
-              state.groupBy === 'key' ? 'Key' : 'Model',
-              'Requests',
-              'Tokens',
-              'Errors',
-              'Mean latency (ms)',
-              'Cost (USD)',
-            ].map((c) => h('th', { scope: 'col' }, c)),
+            [group.column, 'Requests', 'Tokens', 'Errors', 'Mean latency (ms)', 'Cost (USD)'].map(
+              (c) => h('th', { scope: 'col' }, c),
+            ),
           ),
         ),
         h(

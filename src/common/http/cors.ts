@@ -20,6 +20,10 @@ export function corsOptionsFrom(list: string | undefined): CorsOptions | undefin
     // make browsers refuse it; without credentials, reflecting them grants nothing extra.
     exposedHeaders: [
       'x-request-id',
+      // The same id under Anthropic's name, which its SDKs read (/v1/messages).
+      'request-id',
+      // Anthropic's SDKs also obey it: false on a spent budget, which waiting cannot cure.
+      'x-should-retry',
       'retry-after',
       ...['limit', 'remaining', 'reset'].flatMap((kind) => [
         `x-ratelimit-${kind}-requests`,

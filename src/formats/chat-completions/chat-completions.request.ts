@@ -6,6 +6,7 @@ import type { CreateChatCompletionDto } from './dto/create-chat-completion.dto';
 /** A validated chat-completions body as the pipeline's request: it is the canonical form already. */
 export function toCanonicalRequest(body: CreateChatCompletionDto): CanonicalRequest {
   return {
+    endpoint: 'chat_completions',
     model: body.model,
     messages: body.messages.map(toChatTurn),
     parameters: passthroughParameters(body),

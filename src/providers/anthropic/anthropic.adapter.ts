@@ -1,6 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { refuseUnsupported } from '../chat-input';
 import type {
+  NativeAdapter,
+  NativeAnswer,
+  NativeStreamPart,
+  NativeUpstreamRequest,
   ProviderAdapter,
   UpstreamChatRequest,
   UpstreamChatResult,
@@ -19,6 +23,14 @@ import {
   buildAnthropicRequest,
   mapAnthropicResponse,
 } from './anthropic.mapping';
+import {
+  AnthropicNativeStreamMapper,
+  countTokensOf,
+  countTokensUrl,
+  nativeAnswerUsage,
+  nativeBody,
+  nativeHeaders,
+} from './anthropic.native';
 
 /** Anthropic's Messages API: POST {base_url}/messages, JSON or SSE. */
 @Injectable()
@@ -43,6 +55,34 @@ export class AnthropicAdapter implements ProviderAdapter {
     );
   }
 
+  /**
+   * Pass-through for Messages API clients (/v1/messages): their body with the deployment's
+   * model, their events as they came, and Anthropic's own token count.
+   */
+  readonly native: NativeAdapter = {
+    complete: async (request): Promise<NativeAnswer> => {
+      const body = await this.http.postJson(
+        this.nativeRequestOf(request, anthropicUrl(request.deployment)),
+      );
+      return { body, usage: nativeAnswerUsage(body) };
+    },
+    stream: async (request) => {
+      const response = await this.http.post(
+        this.nativeRequestOf(request, anthropicUrl(request.deployment)),
+      );
+      return readUpstreamSse(
+        response.body,
+        request.signal,
+        { maxEventBytes: this.http.maxBodyBytes },
+        nativeEventMapper(),
+      );
+    },
+    countTokens: async (request) =>
+      countTokensOf(
+        await this.http.postJson(this.nativeRequestOf(request, countTokensUrl(request.deployment))),
+      ),
+  };
+
   /** Anthropic requires `max_tokens`: the deployment's `default_max_tokens` fills it in. */
   impliedMaxTokens(deployment: DeploymentConfig): number {
     return deployment.defaultMaxTokens;
@@ -65,6 +105,33 @@ export class AnthropicAdapter implements ProviderAdapter {
       errorFromResponse: anthropicErrorFromResponse,
     };
   }
+
+  private nativeRequestOf(request: NativeUpstreamRequest, url: string): UpstreamHttpRequest {
+    const { deployment } = request;
+    return {
+      url,
+      headers: nativeHeaders(deployment, request.requestId, request.headers),
+      body: nativeBody(request.body, deployment),
+      timeoutMs: deployment.timeoutMs,
+      signal: request.signal,
+      deployment,
+      errorFromResponse: anthropicErrorFromResponse,
+    };
+  }
+}
+
+/** A pass-through stream's events, relayed; it ends at message_stop. */
+function nativeEventMapper(): SseEventMapper<NativeStreamPart> {
+  const mapper = new AnthropicNativeStreamMapper();
+  return {
+    map: (event) => mapper.map(event),
+    isFinal: (event) => event.event === 'message_stop',
+    end: () => {
+      if (!mapper.complete)
+        throw new UpstreamError('invalid_response', 'stream ended before message_stop');
+      return [];
+    },
+  };
 }
 
 /** Anthropic's events -> stream parts; the stream ends at message_stop. */

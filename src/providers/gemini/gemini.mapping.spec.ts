@@ -71,6 +71,12 @@ describe('Gemini request mapping', () => {
     });
   });
 
+  it('samples by top_k, which only /v1/messages sets', () => {
+    expect(build([{ role: 'user', content: 'x' }], { top_k: 40 }).generationConfig).toEqual({
+      topK: 40,
+    });
+  });
+
   it('sends no generationConfig when nothing was asked', () => {
     expect(build([{ role: 'user', content: 'x' }])).toEqual({
       contents: [{ role: 'user', parts: [{ text: 'x' }] }],

@@ -30,6 +30,7 @@ export interface GeminiContent {
 export interface GeminiGenerationConfig {
   temperature?: number;
   topP?: number;
+  topK?: number;
   maxOutputTokens?: number;
   stopSequences?: string[];
   candidateCount?: number;
@@ -91,6 +92,8 @@ function generationConfig(parameters: Record<string, unknown>): GeminiGeneration
   const config: GeminiGenerationConfig = {};
   if (typeof parameters.temperature === 'number') config.temperature = parameters.temperature;
   if (typeof parameters.top_p === 'number') config.topP = parameters.top_p;
+  // Only /v1/messages sets top_k (Anthropic's sampling option); Gemini samples by it too.
+  if (typeof parameters.top_k === 'number') config.topK = parameters.top_k;
   const maxTokens = requestedMaxTokens(parameters);
   if (maxTokens !== undefined) config.maxOutputTokens = maxTokens;
   const stops = stopSequences(parameters.stop);

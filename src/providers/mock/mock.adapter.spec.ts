@@ -66,3 +66,35 @@ describe('MockAdapter.stream', () => {
     await expect(second).rejects.toBeInstanceOf(ClientDisconnectedError);
   });
 });
+
+describe('MockAdapter stop sequences', () => {
+  const adapter = new MockAdapter();
+  const withStop = (stop: unknown): UpstreamChatRequest =>
+    Object.assign(request({ latencyMs: 0, chunkDelayMs: 0, chunkCount: 2 }), {
+      parameters: { stop },
+    });
+
+  it('ends the answer before the first stop sequence in it, and says which one matched', async () => {
+    const result = await adapter.complete(withStop(['You said', 'mock']));
+    expect(result).toEqual(
+      expect.objectContaining({
+        content: 'This is a ',
+        finishReason: 'stop',
+        stopSequence: 'mock',
+      }),
+    );
+    const parts: UpstreamStreamPart[] = [];
+    for await (const batch of await adapter.stream(withStop('mock'))) parts.push(...batch);
+    const deltas = parts.filter((part) => part.type === 'delta');
+    expect(deltas.map((part) => part.content).join('')).toBe('This is a ');
+    expect(deltas[deltas.length - 1]).toEqual(
+      expect.objectContaining({ finishReason: 'stop', stopSequence: 'mock' }),
+    );
+  });
+
+  it('answers in full when no stop sequence occurs', async () => {
+    const result = await adapter.complete(withStop(['zebra']));
+    expect(result.stopSequence).toBeUndefined();
+    expect(result.content).toBe('This is a mock answer from alpha-k3. You said: "ping"');
+  });
+});

@@ -5,9 +5,10 @@ import type {
   UpstreamChatRequest,
   UpstreamChatResult,
   UpstreamStreamBatch,
+  UpstreamStreamPart,
 } from '../provider-adapter.interface';
 import { estimateTokens } from '../../common/tokens/token-estimate';
-import { refuseUnsupported } from '../chat-input';
+import { refuseUnsupported, stopSequences } from '../chat-input';
 import { contentText } from '../message-content';
 
 /**
@@ -22,11 +23,13 @@ export class MockAdapter implements ProviderAdapter {
     refuseUnsupported(request.parameters, this.provider);
     const answer = mockAnswer(request);
     await pause(request.deployment.mock.latencyMs, request.signal);
-    return {
+    const result: UpstreamChatResult = {
       content: answer.words.join(''),
       finishReason: answer.finishReason,
       usage: answer.usage,
     };
+    if (answer.stopSequence !== undefined) result.stopSequence = answer.stopSequence;
+    return result;
   }
 
   async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamBatch>> {
@@ -45,13 +48,9 @@ async function* streamAnswer(request: UpstreamChatRequest): AsyncGenerator<Upstr
     if (start > 0) await pause(chunkDelayMs, request.signal);
     const last = start + perChunk >= answer.words.length;
     const content = answer.words.slice(start, start + perChunk).join('');
-    yield [
-      last
-        ? { type: 'delta', content, finishReason: answer.finishReason }
-        : { type: 'delta', content },
-    ];
+    yield [last ? finalDelta(answer, content) : { type: 'delta', content }];
   }
-  if (answer.words.length === 0) yield [{ type: 'delta', finishReason: answer.finishReason }];
+  if (answer.words.length === 0) yield [finalDelta(answer)];
   yield [{ type: 'usage', usage: answer.usage }];
 }
 
@@ -75,9 +74,18 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+function finalDelta(answer: MockAnswer, content?: string): UpstreamStreamPart {
+  const delta: UpstreamStreamPart = { type: 'delta', finishReason: answer.finishReason };
+  if (content !== undefined) delta.content = content;
+  if (answer.stopSequence !== undefined) delta.stopSequence = answer.stopSequence;
+  return delta;
+}
+
 interface MockAnswer {
   words: string[];
   finishReason: 'stop' | 'length';
+  /** The client's stop sequence the answer was cut at, if one occurs in it. */
+  stopSequence?: string;
   usage: TokenUsage;
 }
 
@@ -86,16 +94,34 @@ export function mockAnswer(request: UpstreamChatRequest): MockAnswer {
     [...request.messages].reverse().find((m) => m.role === 'user')?.content,
   );
   const echo = lastUser.length > 200 ? `${lastUser.slice(0, 200)}…` : lastUser;
-  const text = `This is a mock answer from ${request.deployment.publicModel}. You said: "${echo}"`;
+  const full = `This is a mock answer from ${request.deployment.publicModel}. You said: "${echo}"`;
+  const stop = firstStop(full, stopSequences(request.parameters.stop));
+  const text = stop ? full.slice(0, stop.at) : full;
   const all = text.match(/\S+\s*/g) ?? [];
   const limit = Number(
     request.parameters.max_completion_tokens ?? request.parameters.max_tokens ?? Infinity,
   );
   const words = all.slice(0, Math.max(0, limit));
   const prompt = request.messages.map((m) => contentText(m.content)).join('\n');
-  return {
+  const cut = words.length < all.length;
+  const answer: MockAnswer = {
     words,
-    finishReason: words.length < all.length ? 'length' : 'stop',
+    finishReason: cut ? 'length' : 'stop',
     usage: { promptTokens: estimateTokens(prompt), completionTokens: words.length },
   };
+  // As a provider does: the answer ends before the first stop sequence in it, and says which.
+  if (stop && !cut) answer.stopSequence = stop.sequence;
+  return answer;
+}
+
+function firstStop(
+  text: string,
+  sequences: string[] | undefined,
+): { at: number; sequence: string } | undefined {
+  let first: { at: number; sequence: string } | undefined;
+  for (const sequence of sequences ?? []) {
+    const at = sequence === '' ? -1 : text.indexOf(sequence);
+    if (at >= 0 && (first === undefined || at < first.at)) first = { at, sequence };
+  }
+  return first;
 }

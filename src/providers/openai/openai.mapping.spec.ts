@@ -37,6 +37,15 @@ describe('OpenAI-compatible request mapping', () => {
     });
   });
 
+  it("leaves out Anthropic's top_k, which OpenAI's API refuses", () => {
+    const withTopK = Object.assign({}, request, { parameters: { temperature: 0.3, top_k: 40 } });
+    expect(buildRequestBody(withTopK, false)).toEqual({
+      model: 'gpt-up',
+      messages: [{ role: 'user', content: 'hello' }],
+      temperature: 0.3,
+    });
+  });
+
   it('always asks a stream for usage', () => {
     expect(buildRequestBody(request, true)).toMatchObject({
       stream: true,

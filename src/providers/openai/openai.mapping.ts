@@ -35,6 +35,8 @@ export function buildRequestBody(
     model: request.deployment.upstreamModel,
     messages: request.messages,
   });
+  // /v1/messages may set Anthropic's top_k, which OpenAI's API refuses as an unknown argument.
+  if (body.top_k !== undefined) delete body.top_k;
   if (stream) {
     body.stream = true;
     // Always ask for usage so the gateway knows what every stream cost, whatever the client asked.

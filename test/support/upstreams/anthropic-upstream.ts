@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
+import { join } from 'node:path';
 import {
   json,
   RecordedRequest,
@@ -30,8 +32,12 @@ export interface AnthropicScript extends StreamFaults {
   /** Text pieces: one text_delta each in a stream, joined in a JSON answer. */
   text?: string[];
   toolUses?: AnthropicToolUseScript[];
+  /** A thinking block before the text: one thinking_delta per piece, then its signature. */
+  thinking?: { text: string[]; signature: string };
   /** Default: tool_use when there are tool uses, else end_turn. */
   stopReason?: string;
+  /** The stop sequence that ended the answer (stop_reason stop_sequence). */
+  stopSequence?: string;
   usage?: {
     input_tokens: number;
     output_tokens: number;
@@ -50,14 +56,21 @@ export class FakeAnthropicUpstream extends ScriptedUpstream {
     const { server, origin } = await ScriptedUpstream.listen();
     return new FakeAnthropicUpstream(server, origin, {
       gate: (request) => refusal(request, apiKey),
-      fallback: anthropicAnswer({ text: ['Hello from the fake Anthropic upstream.'] }),
+      fallback: (request, response) =>
+        request.path === COUNT_TOKENS_PATH
+          ? countTokens()(request, response)
+          : anthropicAnswer({ text: ['Hello from the fake Anthropic upstream.'] })(
+              request,
+              response,
+            ),
     });
   }
 }
 
 /** What the real API answers before looking at the model: routing, auth, then body validation. */
 function refusal(request: RecordedRequest, apiKey: string): UpstreamHandler | undefined {
-  if (request.method !== 'POST' || request.path !== '/v1/messages')
+  const counting = request.path === COUNT_TOKENS_PATH;
+  if (request.method !== 'POST' || (request.path !== '/v1/messages' && !counting))
     return anthropicError(404, 'not_found_error', 'Not Found');
   if (request.headers['x-api-key'] !== apiKey)
     return anthropicError(401, 'authentication_error', 'invalid x-api-key');
@@ -70,15 +83,16 @@ function refusal(request: RecordedRequest, apiKey: string): UpstreamHandler | un
       'invalid_request_error',
       'There was an error parsing the body of your request.',
     );
-  if (typeof body.max_tokens !== 'number')
+  if (typeof body.max_tokens !== 'number' && !counting)
     return anthropicError(400, 'invalid_request_error', 'max_tokens: Field required');
   const messages: Array<{ role: string }> = Array.isArray(body.messages) ? body.messages : [];
   for (const [index, message] of messages.entries()) {
-    if (message.role !== 'user' && message.role !== 'assistant') {
+    // System messages between the turns are part of the current API (the SDK's SystemMessageParam).
+    if (message.role !== 'user' && message.role !== 'assistant' && message.role !== 'system') {
       return anthropicError(
         400,
         'invalid_request_error',
-        `messages: Unexpected role "${message.role}". The Messages API accepts a top-level \`system\` parameter, not "system" as an input message role.`,
+        `messages.${index}.role: Input should be 'user', 'assistant' or 'system'`,
       );
     }
     if (index > 0 && messages[index - 1].role === message.role) {
@@ -93,6 +107,34 @@ function refusal(request: RecordedRequest, apiKey: string): UpstreamHandler | un
 }
 
 const REQUEST_ID = 'req_011CSHoEeqs5C35K2UUqR7Fy';
+export const COUNT_TOKENS_PATH = '/v1/messages/count_tokens';
+
+/**
+ * POST /v1/messages/count_tokens: `{"input_tokens": N}`, by default a deterministic count of
+ * the system prompt, messages and tools (a quarter of their JSON's length), as the real API
+ * counts exactly what the model would read.
+ */
+export function countTokens(inputTokens?: number): UpstreamHandler {
+  return (request, response) => {
+    const { system, messages, tools } = request.body ?? {};
+    const counted = Math.ceil(JSON.stringify({ system, messages, tools }).length / 4);
+    json(response, 200, { input_tokens: inputTokens ?? counted }, { 'request-id': REQUEST_ID });
+  };
+}
+
+/** A recorded stream (test/fixtures/anthropic/*.sse) replayed byte for byte, cut as asked. */
+export function recordedStream(fixture: string, chunking: Chunking = 'whole'): UpstreamHandler {
+  const text = readFileSync(join(__dirname, '../../fixtures/anthropic', fixture), 'utf8');
+  return async (_request, response) => {
+    response.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      'request-id': REQUEST_ID,
+    });
+    for (const frame of text.split(/(?<=\n\n)/)) await writeFrame(response, frame, chunking);
+    response.end();
+  };
+}
 
 export function anthropicError(
   status: number,
@@ -144,6 +186,7 @@ function toolId(tool: AnthropicToolUseScript, index: number): string {
 }
 
 function stopReasonOf(script: AnthropicScript): string {
+  if (script.stopSequence !== undefined) return 'stop_sequence';
   return script.stopReason ?? (script.toolUses?.length ? 'tool_use' : 'end_turn');
 }
 
@@ -172,6 +215,15 @@ function jsonMessage(
       role: 'assistant',
       model: request.body.model,
       content: [
+        ...(script.thinking
+          ? [
+              {
+                type: 'thinking',
+                thinking: script.thinking.text.join(''),
+                signature: script.thinking.signature,
+              },
+            ]
+          : []),
         ...(text ? [{ type: 'text', text }] : []),
         ...(script.toolUses ?? []).map((tool, index) => ({
           type: 'tool_use',
@@ -181,7 +233,7 @@ function jsonMessage(
         })),
       ],
       stop_reason: stopReasonOf(script),
-      stop_sequence: null,
+      stop_sequence: script.stopSequence ?? null,
       usage: { ...usageOf(script), service_tier: 'standard' },
     },
     { 'request-id': REQUEST_ID },
@@ -219,6 +271,25 @@ async function streamMessage(
     },
   });
   let block = 0;
+  if (script.thinking) {
+    await send('content_block_start', {
+      type: 'content_block_start',
+      index: block,
+      content_block: { type: 'thinking', thinking: '', signature: '' },
+    });
+    for (const thinking of script.thinking.text)
+      await send('content_block_delta', {
+        type: 'content_block_delta',
+        index: block,
+        delta: { type: 'thinking_delta', thinking },
+      });
+    await send('content_block_delta', {
+      type: 'content_block_delta',
+      index: block,
+      delta: { type: 'signature_delta', signature: script.thinking.signature },
+    });
+    await send('content_block_stop', { type: 'content_block_stop', index: block++ });
+  }
   const pieces = script.text ?? [];
   if (pieces.length > 0) {
     await send('content_block_start', {
@@ -271,7 +342,7 @@ async function streamMessage(
   }
   await send('message_delta', {
     type: 'message_delta',
-    delta: { stop_reason: stopReasonOf(script), stop_sequence: null },
+    delta: { stop_reason: stopReasonOf(script), stop_sequence: script.stopSequence ?? null },
     usage: { output_tokens: usage.output_tokens },
   });
   await send('message_stop', { type: 'message_stop' });
