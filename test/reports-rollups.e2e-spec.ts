@@ -45,6 +45,7 @@ describe('reports read the rollups and equal the raw records', () => {
       createdAt: new Date(start + Math.floor(random() * span)),
       requestId: `req-${i}`,
       keyId: keys[Math.floor(random() * keys.length)],
+      endpoint: (['chat_completions', 'messages'] as const)[i % 2],
       publicModel: ['alpha-k3', 'beta-v4-pro-0813', 'Zeta_7'][i % 3],
       deployment: i % 5 ? `dep-${i % 2}` : null,
       status: (['completed', 'completed', 'failed', 'aborted'] as const)[i % 4],
@@ -170,15 +171,15 @@ describe('reports read the rollups and equal the raw records', () => {
       const rows = await usage.buckets(from, to, bucket);
       const { rows: raw } = await database.query(
         `SELECT (floor(extract(epoch FROM created_at) / $3) * $3)::bigint AS bucket, key_id::text AS "keyId",
-                public_model AS model, count(*)::int AS requests,
+                public_model AS model, endpoint, count(*)::int AS requests,
                 count(*) FILTER (WHERE status <> 'completed')::int AS errors,
                 sum(prompt_tokens)::int AS "promptTokens", sum(completion_tokens)::int AS "completionTokens",
                 sum(latency_ms)::int AS "latencySum", sum(cost_usd)::numeric(30, 12)::text AS "costUsd"
-           FROM usage_records WHERE created_at >= $1 AND created_at < $2 GROUP BY 1, 2, 3`,
+           FROM usage_records WHERE created_at >= $1 AND created_at < $2 GROUP BY 1, 2, 3, 4`,
         [from, to, bucket],
       );
-      const key = (r: { bucket: unknown; keyId: string; model: string }) =>
-        `${Number(r.bucket instanceof Date ? r.bucket.getTime() / 1000 : r.bucket)}|${r.keyId}|${r.model}`;
+      const key = (r: { bucket: unknown; keyId: string; model: string; endpoint: string }) =>
+        `${Number(r.bucket instanceof Date ? r.bucket.getTime() / 1000 : r.bucket)}|${r.keyId}|${r.model}|${r.endpoint}`;
       const normalise = (cost: string | null) =>
         cost === null ? null : cost.replace(/0+$/, '').replace(/\.$/, '');
       expect(
