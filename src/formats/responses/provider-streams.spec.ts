@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { DeploymentConfig } from '../../config/gateway-config.types';
 import { AnthropicStreamMapper } from '../../providers/anthropic/anthropic.stream';
 import { GeminiStreamMapper } from '../../providers/gemini/gemini.stream';
 import { mapStreamEvent } from '../../providers/openai/openai.mapping';
@@ -42,7 +43,9 @@ async function encode(parts: UpstreamStreamPart[]) {
     persist: () => Promise.reject(new Error('store: false is never stored')),
   });
   const usage = parts.find((part) => part.type === 'usage')?.usage as TokenUsage;
-  const frames = events.encode(parts) + (await events.end({ usage }));
+  const deltas = parts.filter((part) => part.type === 'delta');
+  const deployment = { name: 'd' } as DeploymentConfig;
+  const frames = events.encode(deltas) + (await events.end({ usage, deployment }));
   const last = frames.trimEnd().split('\n').pop()!;
   return JSON.parse(last.slice('data: '.length)) as { type: string; response: any };
 }

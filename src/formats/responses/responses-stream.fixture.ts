@@ -1,6 +1,7 @@
 // Helpers of the ResponseEvents specs: an encoder for a request body, and its frames parsed.
 
-import type { UpstreamStreamPart } from '../../providers/provider-adapter.interface';
+import type { DeploymentConfig } from '../../config/gateway-config.types';
+import type { CanonicalDelta } from '../../pipeline/canonical';
 import { ResponsesBodyPipe } from './responses-body.pipe';
 import { responseSkeleton } from './responses.response';
 import { ResponseEvents } from './responses.stream';
@@ -13,6 +14,8 @@ export interface WireEvent {
 
 const pipe = new ResponsesBodyPipe();
 export const USAGE = { promptTokens: 20, completionTokens: 7, cachedTokens: 4, reasoningTokens: 2 };
+/** The deployment a stream ended on; the encoder does not read it. */
+export const DEPLOYMENT = { name: 'test-deployment' } as DeploymentConfig;
 
 export function encoder(body: Record<string, unknown> = {}, persist = jest.fn(async () => true)) {
   const request = pipe.transform({ model: 'alias-model', input: 'Hi', ...body });
@@ -41,20 +44,20 @@ export function parse(frames: string): WireEvent[] {
 }
 
 export async function run(
-  batches: UpstreamStreamPart[][],
+  batches: CanonicalDelta[][],
   body: Record<string, unknown> = {},
   persist?: jest.Mock,
 ) {
   const { events, persist: stored } = encoder(body, persist);
   let frames = '';
   for (const batch of batches) frames += events.encode(batch);
-  frames += await events.end({ usage: USAGE });
+  frames += await events.end({ usage: USAGE, deployment: DEPLOYMENT });
   const wire = parse(frames);
   expect(wire.map((event) => event.sequence_number)).toEqual(wire.map((_, index) => index));
   return { wire, types: wire.map((event) => event.type), last: wire[wire.length - 1], stored };
 }
 
-export const text = (content: string, finishReason?: 'stop' | 'length'): UpstreamStreamPart => ({
+export const text = (content: string, finishReason?: 'stop' | 'length'): CanonicalDelta => ({
   type: 'delta',
   content,
   ...(finishReason ? { finishReason } : {}),

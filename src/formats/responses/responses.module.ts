@@ -1,12 +1,19 @@
 import { Module } from '@nestjs/common';
+import { PipelineModule } from '../../pipeline/pipeline.module';
+import { ResponsesController } from './responses.controller';
+import { ResponsesService } from './responses.service';
 import { ResponseRetention } from './store/response-retention.service';
 import { ResponseStoreRepository } from './store/response-store.repository';
 import { ResponseStore } from './store/response-store.service';
 import { StoredResponsesController } from './stored-responses.controller';
 
-/** OpenAI's Responses API: /v1/responses and its response store (docs/responses.md). */
+/**
+ * OpenAI's Responses API on the pipeline, and its response store (docs/responses.md). Its errors
+ * use OpenAI's envelope, the default, so it registers none.
+ */
 @Module({
-  controllers: [StoredResponsesController],
-  providers: [ResponseStore, ResponseStoreRepository, ResponseRetention],
+  imports: [PipelineModule],
+  controllers: [ResponsesController, StoredResponsesController],
+  providers: [ResponsesService, ResponseStore, ResponseStoreRepository, ResponseRetention],
 })
 export class ResponsesModule {}

@@ -86,6 +86,7 @@ export function finishedResponse(
     ...finished,
     completed_at: finished.status === 'completed' ? Math.floor(Date.now() / 1000) : null,
     output,
+    output_text: outputText(output),
     usage: toWireUsage(usage),
   };
 }
@@ -100,8 +101,15 @@ export function failedResponse(
     ...skeleton,
     status: 'failed',
     output,
+    output_text: outputText(output),
     error: { code: error.code, message: error.message },
   };
+}
+
+function outputText(output: OutputItem[]): string {
+  let text = '';
+  for (const item of output) if (item.type === 'message') text += item.content[0].text;
+  return text;
 }
 
 /** The output items of a whole answer: its text as one message, then its calls in order. */

@@ -1,5 +1,5 @@
 import { GatewayException } from '../../common/errors/gateway.exception';
-import { encoder, parse, run, text, USAGE } from './responses-stream.fixture';
+import { DEPLOYMENT, encoder, parse, run, text, USAGE } from './responses-stream.fixture';
 import type { ResponseObject } from './responses.types';
 
 describe('ResponseEvents', () => {
@@ -86,7 +86,7 @@ describe('ResponseEvents', () => {
     const { events } = encoder({}, persist);
     events.encode([text('Hi', 'stop')]);
     let ended = false;
-    const ending = events.end({ usage: USAGE }).then((frames) => {
+    const ending = events.end({ usage: USAGE, deployment: DEPLOYMENT }).then((frames) => {
       ended = true;
       return frames;
     });

@@ -1,12 +1,9 @@
 import { GatewayException } from '../../common/errors/gateway.exception';
-import { UpstreamError } from '../../common/errors/upstream.error';
-import { HEARTBEAT_FRAME } from '../../common/sse/sse-frames';
-import type {
-  FinishReason,
-  TokenUsage,
-  ToolCallDelta,
-  UpstreamStreamPart,
-} from '../../providers/provider-adapter.interface';
+import { deliberateError } from '../../common/filters/error-envelope';
+import type { SseEncoder } from '../../common/sse/sse-encoder';
+import { eventFrame, HEARTBEAT_COMMENT } from '../../common/sse/sse-frames';
+import type { CanonicalStreamEvent, StreamEnd } from '../../pipeline/canonical';
+import type { FinishReason, ToolCallDelta } from '../../providers/provider-adapter.interface';
 import { newItemId } from './response-ids';
 import {
   callItem,
@@ -53,8 +50,8 @@ const OUTPUT_TEXT = { type: 'output_text', annotations: [] } as const;
  * ends: the message first, then the calls, which stay open together because a provider may
  * interleave the arguments of parallel calls. The events' ids are those of the final response.
  */
-export class ResponseEvents {
-  readonly heartbeat = HEARTBEAT_FRAME;
+export class ResponseEvents implements SseEncoder<CanonicalStreamEvent, StreamEnd> {
+  readonly heartbeat = HEARTBEAT_COMMENT;
   private sequence = 0;
   private started = false;
   private readonly output: OutputItem[] = [];
@@ -64,9 +61,10 @@ export class ResponseEvents {
 
   constructor(private readonly options: ResponseEventsOptions) {}
 
-  encode(batch: readonly UpstreamStreamPart[]): string {
+  encode(batch: readonly CanonicalStreamEvent[]): string {
     let frames = this.start();
     for (const part of batch) {
+      // Pass-through events never reach this format: it sends no native body.
       if (part.type !== 'delta') continue;
       if (part.content) frames += this.text(part.content);
       if (part.toolCalls) for (const delta of part.toolCalls) frames += this.toolCall(delta);
@@ -76,7 +74,7 @@ export class ResponseEvents {
   }
 
   /** The closing events, then response.completed or .incomplete once the response is stored. */
-  async end({ usage }: { usage: TokenUsage }): Promise<string> {
+  async end({ usage }: StreamEnd): Promise<string> {
     const itemStatus =
       finishedStatus(this.finishReason).status === 'completed' ? 'completed' : 'incomplete';
     let frames = this.start();
@@ -95,7 +93,7 @@ export class ResponseEvents {
 
   /** response.failed: the output so far, and the error the client would have had as JSON. */
   error(error: unknown): string {
-    const cause = asGatewayException(error);
+    const cause = deliberateError(error) ?? new GatewayException('internal_error');
     if (this.message) this.message.item.status = 'incomplete';
     // Open calls as far as they came; a function call's arguments may be cut short.
     for (const call of this.calls.values()) {
@@ -255,13 +253,6 @@ export class ResponseEvents {
   }
 
   private event(type: string, payload: Record<string, unknown>): string {
-    const data = JSON.stringify({ type, sequence_number: this.sequence++, ...payload });
-    return `event: ${type}\ndata: ${data}\n\n`;
+    return eventFrame(type, Object.assign({ type, sequence_number: this.sequence++ }, payload));
   }
-}
-
-function asGatewayException(error: unknown): GatewayException {
-  if (error instanceof GatewayException) return error;
-  if (error instanceof UpstreamError) return error.toGatewayException();
-  return new GatewayException('internal_error');
 }

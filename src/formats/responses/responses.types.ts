@@ -203,6 +203,12 @@ export interface ResponseObject {
   max_output_tokens: number | null;
   model: string;
   output: OutputItem[];
+  /**
+   * The text of the output's messages, on a finished response only. The SDKs compute it from
+   * `output` for a JSON answer; it is sent so that one building the response from events
+   * (openai-node before its fix of issue #1662) reads it too.
+   */
+  output_text?: string;
   parallel_tool_calls: boolean;
   previous_response_id: string | null;
   reasoning: ReasoningSettings;
