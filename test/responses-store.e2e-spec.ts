@@ -93,6 +93,21 @@ describe('ResponseStore on Postgres', () => {
     });
   });
 
+  it('stores many responses written at once, each caller waiting for its own row', async () => {
+    const answers = Array.from({ length: 150 }, (_, i) => answer({ input: `Q${i}` }, `A${i}`));
+    const results = await Promise.all(
+      answers.map(({ request, response }) => store.save(keyA, request, response)),
+    );
+    expect(results.every((stored) => stored)).toBe(true);
+    const rows = await prisma.storedResponse.count({
+      where: { id: { in: answers.map(({ response }) => response.id) } },
+    });
+    expect(rows).toBe(150);
+    expect((await store.retrieve(answers[149].response.id, keyA)).output).toEqual(
+      answers[149].response.output,
+    );
+  });
+
   it('gives a chain as the conversation, oldest first, without instructions', async () => {
     const first = await saved({ instructions: 'Old rules', input: 'Weather in Oslo?' }, 'Calling');
     const second = await saved(

@@ -5,6 +5,7 @@ import { withItemIds } from '../response-ids';
 import type { CreateResponseDto, InputItem, ResponseObject } from '../responses.types';
 import { inputItemsPage, type InputItemList, type InputItemsQuery } from './input-items-page';
 import { ResponseStoreRepository } from './response-store.repository';
+import { StoreWrites } from './store-writes';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -19,6 +20,7 @@ export class ResponseStore {
   /** RESPONSES_STORE=off: nothing is stored and nothing can be read. */
   readonly enabled: boolean;
   readonly retentionDays: number;
+  private readonly writes: StoreWrites;
 
   constructor(
     private readonly repository: ResponseStoreRepository,
@@ -26,6 +28,7 @@ export class ResponseStore {
   ) {
     this.enabled = config.RESPONSES_STORE === 'on';
     this.retentionDays = config.RESPONSES_RETENTION_DAYS;
+    this.writes = new StoreWrites((rows) => this.repository.insertMany(rows));
   }
 
   /**
@@ -64,7 +67,7 @@ export class ResponseStore {
   ): Promise<boolean> {
     const { output, ...settings } = response;
     try {
-      await this.repository.insert({
+      await this.writes.write({
         id: response.id,
         keyId,
         previousResponseId: request.previous_response_id ?? null,
