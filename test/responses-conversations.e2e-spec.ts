@@ -1,7 +1,6 @@
 import OpenAI from 'openai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createParser } from 'eventsource-parser';
 import {
   anthropicAnswer,
   ANTHROPIC_TEST_KEY,
@@ -19,6 +18,7 @@ import {
   toolCallAnswer,
 } from './support/upstreams/openai-upstream';
 import type { UpstreamHandler } from './support/upstreams/scripted-upstream';
+import { namedEvents } from './support/sse-client';
 import { startTestApp, TestApp } from './support/test-app';
 
 // Conversations on /v1/responses: tool round trips through previous_response_id and through a
@@ -41,14 +41,6 @@ const replay =
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     response.end(readFileSync(join(FIXTURES, fixture)));
   };
-
-async function events(response: Response): Promise<any[]> {
-  const parsed: any[] = [];
-  createParser({ onEvent: (event) => parsed.push(JSON.parse(event.data)) }).feed(
-    await response.text(),
-  );
-  return parsed;
-}
 
 describe('/v1/responses conversations', () => {
   let openai: FakeOpenAiUpstream;
@@ -199,7 +191,7 @@ describe('/v1/responses conversations', () => {
         body: JSON.stringify({ ...body, model: provider.model }),
       });
       expect(response.status).toBe(200);
-      const all = await events(response);
+      const all = namedEvents(await response.text()).map(({ data }) => data);
       const completed = all.at(-1);
       expect(completed).toMatchObject({ type: 'response.completed', response: { store: false } });
       expect(completed.response.output).toEqual([

@@ -1,5 +1,4 @@
 import OpenAI from 'openai';
-import { createParser } from 'eventsource-parser';
 import {
   anthropicAnswer,
   ANTHROPIC_TEST_KEY,
@@ -18,6 +17,7 @@ import {
   toolCallAnswer,
 } from './support/upstreams/openai-upstream';
 import type { UpstreamHandler } from './support/upstreams/scripted-upstream';
+import { namedEvents } from './support/sse-client';
 import { startTestApp, TestApp } from './support/test-app';
 
 // POST /v1/responses with the official openai client, against fake upstreams speaking OpenAI's,
@@ -333,14 +333,9 @@ describe('POST /v1/responses', () => {
       body: JSON.stringify({ model: 'gpt-r', input: 'Hi', stream: true }),
     });
     expect(response.status).toBe(200);
-    const events: any[] = [];
-    const names: string[] = [];
-    createParser({
-      onEvent: (event) => {
-        names.push(event.event ?? '');
-        events.push(JSON.parse(event.data));
-      },
-    }).feed(await response.text());
+    const named = namedEvents(await response.text());
+    const events = named.map(({ data }) => data);
+    const names = named.map(({ event }) => event);
     expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, i) => i));
     expect(names).toEqual(events.map((event) => event.type));
     const last = events.at(-1);
