@@ -7,9 +7,9 @@ CREATE TABLE "stored_responses" (
     "id" TEXT NOT NULL,
     "key_id" UUID NOT NULL,
     "previous_response_id" TEXT,
-    "input_items" JSONB NOT NULL,
-    "output_items" JSONB NOT NULL,
-    "settings" JSONB NOT NULL,
+    "input_items" JSON NOT NULL,
+    "output_items" JSON NOT NULL,
+    "settings" JSON NOT NULL,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "stored_responses_pkey" PRIMARY KEY ("id")
