@@ -68,6 +68,7 @@ describe('/v1/responses conversations', () => {
             model: 'claude-sonnet-4-5',
           },
         ],
+        'alpha-k3': [{ provider: 'mock' }],
         'gemini-r': [
           {
             provider: 'gemini',
@@ -258,6 +259,25 @@ describe('/v1/responses conversations', () => {
     expect(await deleted.json()).toEqual({ id: created.id, object: 'response', deleted: true });
     await expect(client.responses.retrieve(created.id)).rejects.toMatchObject({
       code: 'response_not_found',
+    });
+  });
+
+  it("counts the chain it continues toward the key's token budget", async () => {
+    const budgeted = new OpenAI({
+      apiKey: await gateway.createKey({ tokenBudget: 2000, budgetPeriod: 'total' }),
+      baseURL: `${gateway.url}/v1`,
+      maxRetries: 0,
+    });
+    const ask = (input: string, more: Record<string, unknown> = {}) =>
+      budgeted.responses.create({ model: 'alpha-k3', input, max_output_tokens: 5, ...more });
+    const first = await ask('word '.repeat(320));
+    expect(first.usage!.input_tokens).toBe(400);
+    // A hold is an upper bound (about one token per byte): the 1,600-byte first input fits 2,000;
+    // the same short input fits alone, but not with the conversation it continues.
+    await ask('Short.', { store: false });
+    await expect(ask('Short.', { previous_response_id: first.id })).rejects.toMatchObject({
+      status: 429,
+      code: 'budget_exceeded',
     });
   });
 
