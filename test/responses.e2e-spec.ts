@@ -17,6 +17,9 @@ import {
   toolCallAnswer,
 } from './support/upstreams/openai-upstream';
 import type { UpstreamHandler } from './support/upstreams/scripted-upstream';
+import { Client } from 'pg';
+import { MetricsService } from '../src/metrics/metrics.service';
+import { eventually } from './support/eventually';
 import { namedEvents } from './support/sse-client';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -52,6 +55,7 @@ describe('POST /v1/responses', () => {
   let gateway: TestApp;
   let client: OpenAI;
   let key: string;
+  let keyId: string;
 
   beforeAll(async () => {
     [openai, anthropic, gemini] = await Promise.all([
@@ -84,9 +88,10 @@ describe('POST /v1/responses', () => {
           },
         ],
       },
-      env: { SSE_HEARTBEAT_MS: '0' },
+      aliases: { 'codex-*': 'gpt-r' },
+      env: { SSE_HEARTBEAT_MS: '0', USAGE_FLUSH_INTERVAL_MS: '50' },
     });
-    key = await gateway.createKey();
+    ({ id: keyId, secret: key } = await gateway.createKeyWithId());
     client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
   });
 
@@ -349,5 +354,51 @@ describe('POST /v1/responses', () => {
       },
     });
     expect(last.response.output[0].content[0].text).toBe('Partial answer');
+  });
+
+  it('serves an alias, and accounts the request under the endpoint responses and its public model', async () => {
+    openai.next(
+      streamAnswer({ pieces: ['Hi'], usage: { prompt_tokens: 13, completion_tokens: 1 } }),
+    );
+    const response = await fetch(`${gateway.url}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'codex-mini', input: 'Hi', store: false, stream: true }),
+    });
+    const final = namedEvents(await response.text()).at(-1)!.data.response;
+    expect(final.model).toBe('codex-mini');
+    expect(openai.lastRequest.body.model).toBe('gpt-5.1');
+    const database = new Client({ connectionString: process.env.DATABASE_URL });
+    await database.connect();
+    try {
+      await eventually(async () => {
+        const { rows } = await database.query(
+          `SELECT key_id::text, endpoint, public_model, stream, prompt_tokens, completion_tokens
+             FROM usage_records WHERE request_id = $1`,
+          [response.headers.get('x-request-id')],
+        );
+        expect(rows).toEqual([
+          {
+            key_id: keyId,
+            endpoint: 'responses',
+            public_model: 'gpt-r',
+            stream: true,
+            prompt_tokens: 13,
+            completion_tokens: 1,
+          },
+        ]);
+      }, 5_000);
+    } finally {
+      await database.end();
+    }
+    const metrics = await gateway.app.get(MetricsService).registry.metrics();
+    expect(metrics).toMatch(
+      /gateway_requests_total\{model="gpt-r",deployment="[^"]+",status="200",endpoint="responses"\} \d+/,
+    );
+    // Refused before any handler, and still counted under its endpoint.
+    await fetch(`${gateway.url}/v1/responses`, { method: 'POST' });
+    expect(await gateway.app.get(MetricsService).registry.metrics()).toMatch(
+      /gateway_requests_total\{model="-",deployment="-",status="401",endpoint="responses"\} \d+/,
+    );
   });
 });

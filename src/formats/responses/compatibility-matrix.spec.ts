@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { GatewayException } from '../../common/errors/gateway.exception';
 import { RESPONSES_COMPATIBILITY } from './compatibility-matrix';
 import { RESPONSE_FIELDS } from './dto/create-response.dto';
@@ -36,32 +34,5 @@ describe('the /v1/responses compatibility matrix', () => {
     }
     // null counts as absent, as for every other field.
     expect(() => pipe.transform({ model: 'm', input: 'Hi', [field]: null })).not.toThrow();
-  });
-});
-
-describe('docs/responses.md', () => {
-  it('publishes the matrix the gateway applies', () => {
-    const page = readFileSync(join(__dirname, '../../../docs/responses.md'), 'utf8');
-    const start = page.indexOf('<!-- responses-matrix:start -->');
-    const end = page.indexOf('<!-- responses-matrix:end -->');
-    expect(start).toBeGreaterThan(-1);
-    const rows = page
-      .slice(start, end)
-      .split('\n')
-      .filter((line) => line.startsWith('| `'))
-      .map((line) =>
-        line
-          .slice(2, -2)
-          .split(/ (?<!\\)\| /)
-          .map((cell) => cell.trim().replace(/\\\|/g, '|'))
-          .map((cell, index) => (index === 0 ? cell.replace(/^`|`$/g, '') : cell)),
-      );
-    expect(rows).toEqual(
-      Object.entries(RESPONSES_COMPATIBILITY).map(([field, entry]) => [
-        field,
-        entry.handling,
-        entry.note,
-      ]),
-    );
   });
 });

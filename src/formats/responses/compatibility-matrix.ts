@@ -1,6 +1,6 @@
 /**
  * What the gateway does with each field of a POST /v1/responses body: the published table
- * (docs/responses.md, "Compatibility matrix"). `required` fields must be present; `translated`
+ * (README, "Compatibility matrix", /v1/responses). `required` fields must be present; `translated`
  * fields are validated and mapped to the provider's request; `gateway` fields are handled by the
  * gateway itself; `refused` fields answer 400, because serving the request without them would
  * lose what they stand for; `drop` fields are accepted and removed. Fields not listed are dropped
@@ -25,7 +25,7 @@ export const RESPONSES_COMPATIBILITY = {
   },
   tool_choice: {
     handling: 'translated',
-    note: '`none`, `auto`, `required`, `{type: function | custom, name}` of a tool in `tools`; `allowed_tools` narrows the tools offered and uses its mode. Built-in tool types answer 400 unsupported_tool.',
+    note: 'One of `none`, `auto`, `required`, `{type: function | custom, name}` of a tool in `tools`; `allowed_tools` narrows the tools offered and uses its mode. Built-in tool types answer 400 unsupported_tool.',
   },
   parallel_tool_calls: { handling: 'translated', note: 'boolean; sent only with tools' },
   max_output_tokens: {
@@ -36,11 +36,11 @@ export const RESPONSES_COMPATIBILITY = {
   top_p: { handling: 'translated', note: 'number 0-1' },
   text: {
     handling: 'translated',
-    note: '`format`: `text` (default), `json_object`, `json_schema` (name, schema, description, strict) as response_format; `verbosity` echoed, not sent.',
+    note: 'Its `format`: `text` (default), `json_object`, `json_schema` (name, schema, description, strict) as response_format; `verbosity` echoed, not sent.',
   },
   reasoning: {
     handling: 'translated',
-    note: '`effort` as reasoning_effort (openai deployments take it; anthropic, gemini and mock ones ignore it); `summary` echoed.',
+    note: 'Its `effort` as reasoning_effort (openai deployments take it; anthropic, gemini and mock ones ignore it); `summary` echoed.',
   },
   user: { handling: 'translated', note: 'string, end-user id for the provider' },
   stream: { handling: 'gateway', note: 'Responses events (server-sent events) or one JSON object' },
