@@ -16,6 +16,7 @@ import { DashboardModule } from './dashboard/dashboard.module';
 import { AnthropicMessagesModule } from './formats/anthropic-messages/anthropic-messages.module';
 import { ChatCompletionsModule } from './formats/chat-completions/chat-completions.module';
 import { DatabaseModule } from './database/database.module';
+import { ResponsesModule } from './formats/responses/responses.module';
 import { HealthModule } from './health/health.module';
 import { OpenApiModule } from './openapi/openapi.module';
 import { DemoKeyService } from './keys/demo-key.service';
@@ -42,6 +43,7 @@ import { ThrottlingModule } from './throttling/throttling.module';
     ThrottlingModule,
     ChatCompletionsModule,
     AnthropicMessagesModule,
+    ResponsesModule,
     ModelsModule,
     AdminModule,
     HealthModule,

@@ -3,6 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { GATEWAY_ERRORS } from './common/errors/gateway-error-code';
 import { MESSAGES_COMPATIBILITY } from './formats/anthropic-messages/messages-compatibility';
 import { COMPATIBILITY_MATRIX } from './formats/chat-completions/compatibility-matrix';
+import { RESPONSES_COMPATIBILITY } from './formats/responses/compatibility-matrix';
 
 // The README publishes the error codes and the compatibility matrix; these tests keep the
 // published tables equal to the tables the code runs on.
@@ -56,6 +57,16 @@ describe('README', () => {
   it('publishes the /v1/messages table the gateway applies', () => {
     const rows = tableRows('messages-compatibility');
     const expected = Object.entries(MESSAGES_COMPATIBILITY).map(([field, entry]) => [
+      field,
+      entry.handling,
+      entry.note,
+    ]);
+    expect(rows).toEqual(expected);
+  });
+
+  it('publishes the /v1/responses table the gateway applies', () => {
+    const rows = tableRows('responses-compatibility');
+    const expected = Object.entries(RESPONSES_COMPATIBILITY).map(([field, entry]) => [
       field,
       entry.handling,
       entry.note,

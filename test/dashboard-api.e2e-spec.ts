@@ -224,6 +224,11 @@ describe('dashboard: page and sign-in', () => {
       .set('x-api-key', secret)
       .send({ model: 'alpha-k3', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
     expect(message.status).toBe(200);
+    const response = await request(gateway.url)
+      .post('/v1/responses')
+      .set('Authorization', `Bearer ${secret}`)
+      .send({ model: 'alpha-k3', input: 'hi', store: false });
+    expect(response.status).toBe(200);
     await eventually(
       async () => {
         const usage = await request(gateway.url)
@@ -234,9 +239,13 @@ describe('dashboard: page and sign-in', () => {
         expect(key.points).toHaveLength(1);
         const { input_tokens, output_tokens } = message.body.usage;
         expect(key.points[0]).toMatchObject({
-          requests: 2,
+          requests: 3,
           errors: 0,
-          total_tokens: chat.body.usage.total_tokens + input_tokens + output_tokens,
+          total_tokens:
+            chat.body.usage.total_tokens +
+            input_tokens +
+            output_tokens +
+            response.body.usage.total_tokens,
           avg_latency_ms: expect.any(Number),
           // The embedded mock has no price: cost unknown, not zero.
           cost_usd: null,
@@ -246,7 +255,9 @@ describe('dashboard: page and sign-in', () => {
             .requests,
         ).toBeGreaterThanOrEqual(1);
         const endpoints = usage.body.by_endpoint.map((series: { id: string }) => series.id);
-        expect(endpoints).toEqual(expect.arrayContaining(['chat_completions', 'messages']));
+        expect(endpoints).toEqual(
+          expect.arrayContaining(['chat_completions', 'messages', 'responses']),
+        );
       },
       5_000,
       100,

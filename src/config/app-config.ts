@@ -242,6 +242,17 @@ export class AppConfig {
   @Max(36_500)
   USAGE_RETENTION_DAYS = 0;
 
+  /** `off` turns the /v1/responses store off: nothing stored, nothing to continue or read. */
+  @IsIn(['on', 'off'])
+  RESPONSES_STORE: 'on' | 'off' = 'on';
+
+  /** Days a stored response is kept (docs/responses.md); 0 keeps them all. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(36_500)
+  RESPONSES_RETENTION_DAYS = 30;
+
   /** How often buffered usage records are written to Postgres. */
   @Transform(toInt)
   @IsInt()

@@ -138,7 +138,7 @@ export class DashboardApiController {
 
   /**
    * The Usage page in one call: per time bucket, requests, errors, tokens and mean latency,
-   * per key, per model and per endpoint (chat_completions, messages). The bucket grows with the
+   * per key, per model and per endpoint (chat_completions, messages, responses). The bucket grows with the
    * range so a chart has ~60 points, and is whole days beyond two days (usageBucketSeconds).
    */
   @Get('usage')

@@ -7,7 +7,7 @@ export interface UsageBucketRow {
   bucket: Date;
   keyId: string;
   model: string;
-  /** The API the requests came in by (chat_completions, messages). */
+  /** The API the requests came in by (chat_completions, messages, responses). */
   endpoint: string;
   requests: number;
   errors: number;

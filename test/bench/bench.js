@@ -12,14 +12,22 @@
 // Order: idle RSS; paired rounds of JSON, then of streams (requests.js: every target in turn
 // within seconds, so that each round's ratio to the floor is taken on one VM speed); each target
 // topped up to BENCH_MIN_REQUESTS served, then BENCH_HOLD_STREAMS held at once and its peak RSS;
-// then the gateway's /v1/messages against its own /v1/chat/completions, the same request translated
-// for the same upstream (BENCH_MESSAGES_ROUNDS=0: none); last, start-up (startup.js). Output: a
-// table on stdout and BENCH_OUTPUT.
+// then the gateway's /v1/messages and /v1/responses (stored) each against its own
+// /v1/chat/completions, the same request translated for the same upstream
+// (BENCH_MESSAGES_ROUNDS=0, BENCH_RESPONSES_ROUNDS=0: none); last, start-up (startup.js). Output:
+// tables on stdout and BENCH_OUTPUT.
 const { writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { Agent, request } = require('undici');
 const stats = require('./process-stats');
-const { chatBody, chatHeaders, runPairedRounds, saturate, sequential } = require('./requests');
+const {
+  RESPONSES,
+  chatBody,
+  chatHeaders,
+  runPairedRounds,
+  saturate,
+  sequential,
+} = require('./requests');
 const { startFloor, startGateway } = require('./targets');
 const { spawnFakeUpstream } = require('./fake-upstream');
 const { describeStartup, measureStartup } = require('./startup');
@@ -43,6 +51,7 @@ const settings = {
   idleSettleMs: number('BENCH_IDLE_SETTLE_MS', 15_000),
   startupRounds: number('BENCH_STARTUP_ROUNDS', 5, 1),
   messagesRounds: number('BENCH_MESSAGES_ROUNDS', 10, 2),
+  responsesRounds: number('BENCH_RESPONSES_ROUNDS', 10, 2),
   database: env.BENCH_DATABASE_URL ? 'external Postgres' : 'embedded PGlite',
 };
 const OUTPUT = env.BENCH_OUTPUT ?? join(__dirname, '..', '..', 'bench-results.json');
@@ -77,17 +86,14 @@ async function hold(target, count) {
 }
 
 /** Paired rounds of one shape over the targets, the first the reference, with the upstream timed alone. */
-function pairedRounds(targets, stream, direct, messages = false) {
-  const rounds = messages ? settings.messagesRounds : settings.rounds;
+function pairedRounds(targets, stream, direct, label = '', rounds = settings.rounds) {
   return runPairedRounds(targets, {
     ...settings,
     rounds,
     stream,
     direct,
     afterRound: (round) =>
-      process.stderr.write(
-        `${messages ? '/v1/messages ' : ''}${stream ? 'streams' : 'JSON'} round ${round + 1}/${rounds}\n`,
-      ),
+      process.stderr.write(`${label}${stream ? 'streams' : 'JSON'} round ${round + 1}/${rounds}\n`),
   });
 }
 
@@ -129,16 +135,20 @@ function shapeRows(targets, result, stream) {
   });
 }
 
-/** The gateway's /v1/messages against its own /v1/chat/completions (issue 49: CPU within 1.3x). */
-async function messagesRows(gateway, direct) {
+/**
+ * The gateway's `route` against its own /v1/chat/completions, the same request (issues 49 and 50:
+ * CPU within 1.3x; for /v1/responses the store's write must not reach the first token).
+ */
+async function routeRows(gateway, direct, route, rounds) {
   const routes = [
     { ...gateway, name: 'chat completions' },
-    // The same body suits both APIs (model, messages, max_tokens, stream), and so does the key.
-    { ...gateway, name: '/v1/messages', path: '/messages' },
+    { ...gateway, ...route },
   ];
   const rows = [];
-  for (const stream of [false, true])
-    rows.push(...shapeRows(routes, await pairedRounds(routes, stream, direct, true), stream));
+  for (const stream of [false, true]) {
+    const result = await pairedRounds(routes, stream, direct, `${route.name} `, rounds);
+    rows.push(...shapeRows(routes, result, stream));
+  }
   return rows;
 }
 
@@ -202,7 +212,17 @@ async function main() {
       target.peakRss = stats.memory(target.pid).hwm;
     }
     const gatewayTarget = targets.find((target) => target.name === 'gateway');
-    const messages = settings.messagesRounds > 0 ? await messagesRows(gatewayTarget, direct) : [];
+    // The same body suits both APIs (model, messages, max_tokens, stream), and so does the key.
+    const messagesRoute = { name: '/v1/messages', path: '/messages' };
+    const messages =
+      settings.messagesRounds > 0
+        ? await routeRows(gatewayTarget, direct, messagesRoute, settings.messagesRounds)
+        : [];
+    const responsesRoute = { name: '/v1/responses', ...RESPONSES };
+    const responses =
+      settings.responsesRounds > 0
+        ? await routeRows(gatewayTarget, direct, responsesRoute, settings.responsesRounds)
+        : [];
     await Promise.all(targets.map((target) => stats.stopChild(target.child)));
     const startup =
       settings.startupRounds > 0 ? await measureStartup(settings.startupRounds) : null;
@@ -234,6 +254,7 @@ async function main() {
     );
     console.log(table(rows));
     if (messages.length > 0) console.log(`\n${table(messages)}`);
+    if (responses.length > 0) console.log(`\n${table(responses)}`);
     if (startup) console.log(`\n${describeStartup(startup)}`);
     const machine = { atStart: machineAtStart, atEnd: stats.machineLine() };
     console.log(
@@ -241,7 +262,7 @@ async function main() {
     );
     // eslint-disable-next-line no-unused-vars
     const raw = targets.map(({ child, pid, base, key, ...figures }) => figures);
-    const output = { settings, machine, rows, messages, startup, json, streams, raw };
+    const output = { settings, machine, rows, messages, responses, startup, json, streams, raw };
     writeFileSync(OUTPUT, JSON.stringify({ date: new Date(), ...output }, null, 2));
     console.log(`\nwritten to ${OUTPUT}`);
   } finally {

@@ -13,6 +13,17 @@ const chatBody = (model, stream) =>
     stream,
   });
 
+/**
+ * The same request on /v1/responses, stored (the default): a target spread from it sends its
+ * body to its path and times a stream to its first text delta.
+ */
+const RESPONSES = {
+  path: '/responses',
+  firstContent: 'output_text.delta',
+  body: (model, stream) =>
+    JSON.stringify({ model, input: 'Say something short.', max_output_tokens: 64, stream }),
+};
+
 const chatHeaders = (key) => ({
   'content-type': 'application/json',
   authorization: `Bearer ${key}`,
@@ -23,13 +34,13 @@ const chatHeaders = (key) => ({
  * content event arrived (every target relays the upstream's events, so this is the same event
  * everywhere) and when it ended; null when it failed or was not answered 200.
  */
-async function sendOne(url, options, stream) {
+async function sendOne(url, options, stream, marker = '"content"') {
   const sent = process.hrtime.bigint();
   let firstContent;
   try {
     const answer = await request(url, options);
     for await (const chunk of answer.body) {
-      if (firstContent === undefined && stream && chunk.includes('"content"'))
+      if (firstContent === undefined && stream && chunk.includes(marker))
         firstContent = process.hrtime.bigint();
     }
     if (answer.statusCode !== 200) return null;
@@ -42,17 +53,19 @@ async function sendOne(url, options, stream) {
 /**
  * `count` requests one at a time (after 20 not counted) on one connection: latency to the last
  * byte (JSON) or to the first content event (SSE), in ms; a request not answered 200 is counted
- * as an error, not timed. `target`: { base (…/v1), key, path (default /chat/completions) }.
+ * as an error, not timed. `target`: { base (…/v1), key, path (default /chat/completions), body
+ * (default chatBody), firstContent (the text that marks a stream's first content) }.
  */
 async function sequential(target, stream, count) {
   const dispatcher = new Agent({ connections: 1 });
   const url = `${target.base}${target.path ?? '/chat/completions'}`;
   const headers = chatHeaders(target.key);
-  const options = { method: 'POST', headers, body: chatBody('bench-model', stream), dispatcher };
+  const body = (target.body ?? chatBody)('bench-model', stream);
+  const options = { method: 'POST', headers, body, dispatcher };
   const times = [];
   let errors = 0;
   for (let i = 0; i < count + 20; i++) {
-    const one = await sendOne(url, options, stream);
+    const one = await sendOne(url, options, stream, target.firstContent);
     if (one === null) errors++;
     else if (i >= 20) {
       const reached = stream ? (one.firstContent ?? one.ended) : one.ended;
@@ -66,7 +79,7 @@ async function sequential(target, stream, count) {
 /**
  * Chat completions (streams with `stream`) at `connections` for `seconds` with autocannon:
  * requests done, requests/s, latency p50 and p99 (ms), CPU time per request from the target's own
- * counters, and errors (failed, timed out or not 2xx). `target`: { base, key, pid, path? }.
+ * counters, and errors (failed, timed out or not 2xx). `target`: { base, key, pid, path?, body? }.
  */
 function saturate(target, { stream, seconds, connections }) {
   const cpuBefore = cpuSeconds(target.pid);
@@ -76,7 +89,7 @@ function saturate(target, { stream, seconds, connections }) {
         url: `${target.base}${target.path ?? '/chat/completions'}`,
         method: 'POST',
         headers: chatHeaders(target.key),
-        body: chatBody('bench-model', stream),
+        body: (target.body ?? chatBody)('bench-model', stream),
         connections,
         duration: seconds,
       },
@@ -151,4 +164,4 @@ async function runPairedRounds(targets, options) {
   return result;
 }
 
-module.exports = { chatBody, chatHeaders, runPairedRounds, saturate, sequential };
+module.exports = { RESPONSES, chatBody, chatHeaders, runPairedRounds, saturate, sequential };

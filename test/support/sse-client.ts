@@ -92,3 +92,13 @@ export function dataPayloads(body: string): any[] {
     .filter((event) => event.startsWith('data: ') && event !== 'data: [DONE]')
     .map((event) => JSON.parse(event.slice('data: '.length)));
 }
+
+/** The named events of a body (`event:` then `data: <json>` lines), as Responses streams send them. */
+export function namedEvents(body: string): Array<{ event: string; data: any }> {
+  return sseEvents(body)
+    .filter((event) => event.startsWith('event: '))
+    .map((event) => {
+      const [name, data] = event.split('\n');
+      return { event: name.slice('event: '.length), data: JSON.parse(data.slice('data: '.length)) };
+    });
+}

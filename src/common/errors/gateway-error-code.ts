@@ -19,6 +19,16 @@ export const GATEWAY_ERRORS = {
     type: 'invalid_request_error',
     message: 'A request parameter is invalid.',
   },
+  unsupported_tool: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'This tool type is run by the provider itself, which the gateway cannot do.',
+  },
+  store_disabled: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The response store is turned off on this gateway (RESPONSES_STORE=off).',
+  },
   upstream_bad_request: {
     status: 400,
     type: 'invalid_request_error',
@@ -80,6 +90,11 @@ export const GATEWAY_ERRORS = {
     status: 404,
     type: 'invalid_request_error',
     message: 'The requested model does not exist.',
+  },
+  response_not_found: {
+    status: 404,
+    type: 'invalid_request_error',
+    message: 'No stored response with this id.',
   },
   key_not_found: {
     status: 404,

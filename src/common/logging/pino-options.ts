@@ -37,7 +37,7 @@ export const REDACTED_PATHS = [
 
 /** What one request's log line carries besides method, path, status and time; set by the code that knows it. */
 export interface RequestLogFields {
-  /** The API the request came in by: chat_completions, messages. */
+  /** The API the request came in by: chat_completions, messages, responses. */
   endpoint?: string;
   model?: string;
   deployment?: string | null;

@@ -151,3 +151,66 @@ export function streamAnswer(script: StreamScript): UpstreamHandler {
     response.end();
   };
 }
+
+export interface OpenAiToolCallScript {
+  id: string;
+  name: string;
+  /** The arguments JSON text, as the model wrote it. */
+  arguments: string;
+}
+
+/**
+ * An answer that calls tools, JSON or streamed as OpenAI does (text, then each call's id and
+ * name, its arguments in three slices, finish_reason tool_calls, the usage chunk).
+ */
+export function toolCallAnswer(
+  calls: OpenAiToolCallScript[],
+  text: string | null = null,
+  usage: OpenAiWireUsage = { prompt_tokens: 30, completion_tokens: 15 },
+): UpstreamHandler {
+  return (request, response) => {
+    const toolCalls = calls.map((call) => ({
+      id: call.id,
+      type: 'function',
+      function: { name: call.name, arguments: call.arguments },
+    }));
+    const base = {
+      id: 'chatcmpl-upstreamtools',
+      created: 1_700_000_000,
+      model: request.body?.model,
+    };
+    const total = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
+    if (request.body?.stream !== true) {
+      return json(response, 200, {
+        ...base,
+        object: 'chat.completion',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: text, tool_calls: toolCalls, refusal: null },
+            logprobs: null,
+            finish_reason: 'tool_calls',
+          },
+        ],
+        usage: total,
+      });
+    }
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const chunk = (delta: unknown, finishReason: string | null = null) =>
+      `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }], usage: null })}\n\n`;
+    let body = chunk({ role: 'assistant', content: text ?? '' });
+    calls.forEach((call, index) => {
+      body += chunk({
+        tool_calls: [
+          { index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } },
+        ],
+      });
+      const third = Math.ceil(call.arguments.length / 3);
+      for (const slice of [0, 1, 2].map((n) => call.arguments.slice(n * third, (n + 1) * third)))
+        body += chunk({ tool_calls: [{ index, function: { arguments: slice } }] });
+    });
+    body += chunk({}, 'tool_calls');
+    body += `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [], usage: total })}\n\n`;
+    response.end(`${body}data: [DONE]\n\n`);
+  };
+}
