@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
 import { splitRange } from '../usage/report-range';
-import { bucketColumn, GROUP_COLUMNS, rollupQuery } from '../usage/rollup-query';
+import { bucketColumn, GROUP_COLUMNS, rollupQuery, runRollupQuery } from '../usage/rollup-query';
 
 export interface UsageBucketRow {
   bucket: Date;
@@ -76,14 +76,14 @@ export class DashboardUsageService {
       {},
     );
     if (!statement) return [];
-    const rows = await this.prisma.$queryRawUnsafe<Array<Record<string, string>>>(
-      `${statement.sql} ORDER BY "g0"`,
-      ...statement.params,
-    );
+    const rows = await runRollupQuery<Record<string, string> & { g0: Date }>(this.prisma.pool, {
+      sql: `${statement.sql} ORDER BY "g0"`,
+      params: statement.params,
+    });
     return rows.map((row) => {
       const requests = Number(row.requests);
       return {
-        bucket: new Date(Number(row.g0) * 1000),
+        bucket: row.g0,
         keyId: row.g1,
         model: row.g2,
         endpoint: row.g3,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
 import { DAY_MS, DEFAULT_REPORT_DAYS, dayOf, splitRange } from './report-range';
-import { GROUP_COLUMNS, rollupQuery } from './rollup-query';
+import { GROUP_COLUMNS, rollupQuery, runRollupQuery } from './rollup-query';
 
 export const SPEND_GROUPS = ['key', 'team', 'model', 'deployment', 'day'] as const;
 export type SpendGroupBy = (typeof SPEND_GROUPS)[number];
@@ -73,10 +73,10 @@ export class SpendReport {
       { keyId: query.keyId, teamId: query.teamId, model: query.model },
     );
     const rows = statement
-      ? await this.prisma.$queryRawUnsafe<Array<Record<string, string>>>(
-          `${statement.sql} ORDER BY "g0" COLLATE "C"`,
-          ...statement.params,
-        )
+      ? await runRollupQuery<Record<string, string>>(this.prisma.pool, {
+          sql: `${statement.sql} ORDER BY "g0"::text COLLATE "C"`,
+          params: statement.params,
+        })
       : [];
     const groups = rows.map((row) => ({
       group: row.g0,

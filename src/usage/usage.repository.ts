@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
 import { splitRange } from './report-range';
-import { GROUP_COLUMNS, rollupQuery } from './rollup-query';
+import { GROUP_COLUMNS, rollupQuery, runRollupQuery } from './rollup-query';
 import type { UsageQuery, UsageRow } from './usage.types';
 
 /** Totals of one group; `latencyMs` is the sum over its requests. */
@@ -143,10 +143,7 @@ export class UsageRepository {
       { keyId: query.keyId, model: query.model },
     );
     if (!statement) return [];
-    const rows = await this.prisma.$queryRawUnsafe<Array<Record<string, string>>>(
-      statement.sql,
-      ...statement.params,
-    );
+    const rows = await runRollupQuery<Record<string, string>>(this.prisma.pool, statement);
     return rows.map((row) => ({
       group: row.g0,
       requests: Number(row.requests),
