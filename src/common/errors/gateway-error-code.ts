@@ -19,6 +19,11 @@ export const GATEWAY_ERRORS = {
     type: 'invalid_request_error',
     message: 'A request parameter is invalid.',
   },
+  model_not_supported: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'This model is not served by this endpoint.',
+  },
   upstream_bad_request: {
     status: 400,
     type: 'invalid_request_error',
