@@ -1,6 +1,8 @@
+import Ajv2020 from 'ajv/dist/2020';
 import OpenAI from 'openai';
 import { Client } from 'pg';
 import request from 'supertest';
+import { OPENAPI_DOCUMENT } from '../src/openapi/openapi.document';
 import { mockVector } from '../src/providers/embeddings/embedding-input';
 import { eventually } from './support/eventually';
 import { startTestApp, TestApp } from './support/test-app';
@@ -169,6 +171,24 @@ describe('POST /v1/embeddings', () => {
         expect(Number(rows[0].cost)).toBeCloseTo(0.000003, 12);
       }, 5000);
     });
+  });
+
+  it('answers as the OpenAPI document describes, floats and base64', async () => {
+    const ajv = new Ajv2020({ strict: false });
+    ajv.addSchema({ $id: 'doc', components: { schemas: OPENAPI_DOCUMENT.components.schemas } });
+    const validate = (name: string, value: unknown) =>
+      ajv.getSchema(`doc#/components/schemas/${name}`)!(value);
+    for (const encoding_format of ['float', 'base64'] as const) {
+      const body = { model: 'embed-mock', input: ['a', 'b'], dimensions: 4, encoding_format };
+      expect(validate('EmbeddingRequest', body)).toBe(true);
+      const response = await request(gateway.url)
+        .post('/v1/embeddings')
+        .auth(key, { type: 'bearer' })
+        .send(body)
+        .expect(200);
+      expect(validate('EmbeddingList', response.body)).toBe(true);
+    }
+    expect(validate('EmbeddingRequest', { model: 'embed-mock', input: [] })).toBe(false);
   });
 
   describe('refusals', () => {
