@@ -15,6 +15,7 @@ import {
   embeddingsAnswer,
   errorResponse,
   FakeOpenAiUpstream,
+  hang,
 } from './support/upstreams/openai-upstream';
 
 // POST /v1/embeddings end to end: the official openai client against the gateway, the gateway
@@ -62,6 +63,10 @@ describe('POST /v1/embeddings', () => {
             weight: 0,
             price: { input: '0.13', output: '5' },
           },
+        ],
+        'embed-slow': [
+          { ...upstream, type: 'embedding', model: 'e', name: 'slow', timeout_ms: 300 },
+          { provider: 'mock', type: 'embedding', name: 'mock-standby', weight: 0 },
         ],
         'embed-gemini': [
           {
@@ -331,6 +336,18 @@ describe('POST /v1/embeddings', () => {
       expect(openai.lastRequest.body.model).toBe('text-embedding-3-large');
       expect(openai.lastRequest.body.input).toEqual([5, 6]);
       expect(decodeFloat32(data.data[0].embedding as unknown as string)).toEqual([0, 2, 0.5]);
+    });
+
+    it('abandons an attempt past timeout_ms and fails over, closing the upstream request', async () => {
+      openai.next(hang());
+      const aborted = openai.waitForAbort();
+      const { data, response } = await client.embeddings
+        .create({ model: 'embed-slow', input: 'late', encoding_format: 'float' })
+        .withResponse();
+      await aborted;
+      expect(response.headers.get('x-gateway-deployment')).toBe('mock-standby');
+      expect(response.headers.get('x-gateway-attempts')).toBe('2');
+      expect(data.data[0].embedding).toEqual(mockVector('late'));
     });
 
     it('answers a provider 400 as upstream_bad_request, not a retry', async () => {
