@@ -161,12 +161,13 @@ describe('POST /v1/embeddings', () => {
         .expect(200);
       await eventually(async () => {
         const { rows } = await database.query(
-          `SELECT public_model, status, prompt_tokens, completion_tokens, cost_usd::text AS cost
+          `SELECT endpoint, public_model, status, prompt_tokens, completion_tokens, cost_usd::text AS cost
              FROM usage_records WHERE key_id = $1`,
           [id],
         );
         expect(rows).toEqual([
           expect.objectContaining({
+            endpoint: 'embeddings',
             public_model: 'embed-mock',
             status: 'completed',
             prompt_tokens: 3,

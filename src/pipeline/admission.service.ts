@@ -50,7 +50,12 @@ export class AdmissionService {
 }
 
 /** What the holds are worked out from: the prompt, the completion cap and the choices asked for. */
-function reservable({ model, messages, parameters, promptTokens }: CanonicalRequest): ReservableRequest {
+function reservable({
+  model,
+  messages,
+  parameters,
+  promptTokens,
+}: CanonicalRequest): ReservableRequest {
   return {
     // The model picks the tokenizers; tools and a response schema are prompt text too.
     model,
