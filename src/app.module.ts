@@ -15,6 +15,7 @@ import { GatewayConfigModule } from './config/gateway-config.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { AnthropicMessagesModule } from './formats/anthropic-messages/anthropic-messages.module';
 import { ChatCompletionsModule } from './formats/chat-completions/chat-completions.module';
+import { EmbeddingsModule } from './formats/embeddings/embeddings.module';
 import { DatabaseModule } from './database/database.module';
 import { ResponsesModule } from './formats/responses/responses.module';
 import { HealthModule } from './health/health.module';
@@ -44,6 +45,7 @@ import { ThrottlingModule } from './throttling/throttling.module';
     ChatCompletionsModule,
     AnthropicMessagesModule,
     ResponsesModule,
+    EmbeddingsModule,
     ModelsModule,
     AdminModule,
     HealthModule,

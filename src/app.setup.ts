@@ -35,6 +35,7 @@ export function configureApp(app: INestApplication): INestApplication {
   // Exactly /v1/messages: count_tokens is no completion, and never reaches a model's counters.
   http.post(/^\/v1\/messages\/?$/, rejectedRequestsMiddleware(metrics, 'messages'));
   http.post('/v1/responses', rejectedRequestsMiddleware(metrics, 'responses'));
+  http.post('/v1/embeddings', rejectedRequestsMiddleware(metrics, 'embeddings'));
   app.use('/v1', jsonBodyMiddleware(COMPLETIONS_BODY_LIMIT));
   app.use('/admin', jsonBodyMiddleware(ADMIN_BODY_LIMIT));
   // The chat completion's two handlers, JSON and stream, chosen per request (response-mode.ts).

@@ -1,5 +1,10 @@
 import { Type } from 'class-transformer';
-import { PROVIDER_NAMES, type ProviderName } from './gateway-config.types';
+import {
+  DEPLOYMENT_TYPES,
+  PROVIDER_NAMES,
+  type DeploymentType,
+  type ProviderName,
+} from './gateway-config.types';
 import {
   IsArray,
   IsIn,
@@ -38,9 +43,11 @@ export class PriceConfigDto {
   @Matches(PRICE, { message: PRICE_MESSAGE })
   cache_write?: string;
 
+  /** Required for chat deployments (checked by the loader); optional and ignored for embeddings. */
+  @IsOptional()
   @IsString({ message: PRICE_MESSAGE })
   @Matches(PRICE, { message: PRICE_MESSAGE })
-  output: string;
+  output?: string;
 
   @IsOptional()
   @IsString({ message: PRICE_MESSAGE })
@@ -57,6 +64,11 @@ export class DeploymentConfigDto {
   @IsString()
   @Matches(/^[\w.:@/-]{1,100}$/)
   name?: string;
+
+  /** What the deployment serves: chat completions (default) or embeddings. */
+  @IsOptional()
+  @IsIn(DEPLOYMENT_TYPES)
+  type?: DeploymentType;
 
   @ValidateIf((d: DeploymentConfigDto) => d.provider !== 'mock')
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })

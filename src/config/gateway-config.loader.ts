@@ -98,7 +98,7 @@ export function parseGatewayConfig(document: unknown, env: NodeJS.ProcessEnv): G
     });
     models.set(
       model,
-      dto.deployments.map((deployment, index) => toDeployment(model, index, deployment)),
+      checkTypes(model, dto.deployments).map((d, i) => toDeployment(model, i, d)),
     );
     if (dto.request_timeout_ms !== undefined) requestTimeouts.set(model, dto.request_timeout_ms);
   }
@@ -115,6 +115,7 @@ function toDeployment(
     name: dto.name ?? `${publicModel}/${index}`,
     publicModel,
     provider: dto.provider ?? 'mock',
+    type: dto.type ?? 'chat',
     baseUrl: dto.base_url?.replace(/\/+$/, ''),
     apiKey: dto.api_key,
     upstreamModel: dto.model,
@@ -126,13 +127,38 @@ function toDeployment(
     headers: dto.headers ?? {},
     defaultMaxTokens: dto.default_max_tokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
     anthropicBeta: dto.anthropic_beta,
-    price: dto.price ? toPrice(dto.price) : null,
+    // An embedding produces no output tokens: its output price is never charged.
+    price: dto.price
+      ? toPrice(
+          dto.type === 'embedding' ? { ...dto.price, output: dto.price.output ?? '0' } : dto.price,
+        )
+      : null,
     mock: {
       latencyMs: dto.latency_ms ?? 0,
       chunkDelayMs: dto.chunk_delay_ms ?? 20,
       chunkCount: dto.chunk_count ?? 16,
     },
   };
+}
+
+/**
+ * One public model serves one endpoint, so all its deployments share a `type`; a chat price
+ * needs `output`; Anthropic has no embeddings API.
+ */
+function checkTypes(model: string, deployments: DeploymentConfigDto[]): DeploymentConfigDto[] {
+  const types = new Set(deployments.map((deployment) => deployment.type ?? 'chat'));
+  if (types.size > 1)
+    throw new Error(
+      `models.${model}: all deployments of a model must share one \`type\` (found ${[...types].join(' and ')})`,
+    );
+  deployments.forEach((deployment, index) => {
+    const at = `models.${model}[${index}]`;
+    if (deployment.type === 'embedding' && deployment.provider === 'anthropic')
+      throw new Error(`${at}: provider anthropic has no embeddings API (type: embedding)`);
+    if (deployment.type !== 'embedding' && deployment.price && !deployment.price.output)
+      throw new Error(`${at}.price.output: required for a chat deployment`);
+  });
+  return deployments;
 }
 
 function describe(errors: ValidationError[], prefix: string): string {

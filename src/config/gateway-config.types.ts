@@ -2,6 +2,10 @@
 export const PROVIDER_NAMES = ['openai', 'anthropic', 'gemini', 'mock'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
+/** What a deployment serves: `/v1/chat/completions` or `/v1/embeddings`. */
+export const DEPLOYMENT_TYPES = ['chat', 'embedding'] as const;
+export type DeploymentType = (typeof DEPLOYMENT_TYPES)[number];
+
 /** Anthropic requires max_tokens; sent when neither the client nor `default_max_tokens` sets one. */
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
 
@@ -22,6 +26,8 @@ export interface DeploymentConfig {
   name: string;
   publicModel: string;
   provider: ProviderName;
+  /** Shared by all deployments of one public model (the loader checks it). */
+  type: DeploymentType;
   baseUrl?: string;
   apiKey?: string;
   upstreamModel?: string;

@@ -212,7 +212,8 @@ export class TokenLimitsService implements BeforeApplicationShutdown {
     if (!limits.budget && !limits.tokensPerMinute && !limits.spend && !team?.budget && !team?.spend)
       return [];
     // Both holds start from the same prompt estimate: one pass over the messages per tokenizer.
-    const prompt = estimateRequestPromptTokens(request, this.countersFor(request.model));
+    const prompt =
+      request.promptTokens ?? estimateRequestPromptTokens(request, this.countersFor(request.model));
     const tokens = reservationTokens(request, this.defaultMaxTokens, prompt);
     const steps: Step[] = [];
     const keyTokens: Charge[] = [];

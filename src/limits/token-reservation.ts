@@ -24,6 +24,8 @@ export interface ReservableRequest {
   max_completion_tokens?: number;
   /** Choices asked for: each may use the whole completion cap. */
   n?: number;
+  /** The prompt's tokens when the caller counted them (embeddings); estimated from messages otherwise. */
+  promptTokens?: number;
 }
 
 /**

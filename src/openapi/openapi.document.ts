@@ -5,6 +5,7 @@ import { BUDGET_USD_PATTERN, MAX_BUDGET_USD } from '../common/money/price';
 import { BUDGET_PERIODS } from '../common/time/budget-period';
 import { CHAT_COMPLETION_SCHEMAS } from './chat-completion.schemas';
 import { MESSAGES_PATHS, MESSAGES_SCHEMAS } from './messages.schemas';
+import { EMBEDDINGS_SCHEMAS } from './embeddings.schemas';
 
 // package.json sits two levels up from both src/openapi and dist/openapi (and in the Docker image).
 const VERSION = (
@@ -141,6 +142,22 @@ export const OPENAPI_DOCUMENT = {
       },
     },
     ...MESSAGES_PATHS,
+    '/v1/embeddings': {
+      post: {
+        tags: ['public'],
+        operationId: 'createEmbedding',
+        summary: 'Embed texts or token arrays with a `type: embedding` model (docs/embeddings.md).',
+        security: [{ virtualKey: [] }],
+        requestBody: { required: true, ...json(ref('EmbeddingRequest')) },
+        responses: {
+          '200': {
+            description: 'One vector per input, in input order.',
+            ...json(ref('EmbeddingList')),
+          },
+          ...errors(400, 401, 403, 404, 408, 413, 415, 429, 500, 502, 503, 504),
+        },
+      },
+    },
     '/v1/models': {
       get: {
         tags: ['public'],
@@ -311,6 +328,6 @@ export const OPENAPI_DOCUMENT = {
       virtualKey: { type: 'http', scheme: 'bearer', description: 'A virtual key (gk-...).' },
       adminKey: { type: 'http', scheme: 'bearer', description: 'ADMIN_API_KEY.' },
     },
-    schemas: Object.assign({}, CHAT_COMPLETION_SCHEMAS, MESSAGES_SCHEMAS),
+    schemas: Object.assign({}, CHAT_COMPLETION_SCHEMAS, MESSAGES_SCHEMAS, EMBEDDINGS_SCHEMAS),
   },
 } as const;

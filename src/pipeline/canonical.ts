@@ -1,6 +1,11 @@
-import type { ProviderName, DeploymentConfig } from '../config/gateway-config.types';
 import type { Endpoint } from '../usage/completion-outcome';
 import type {
+  DeploymentConfig,
+  DeploymentType,
+  ProviderName,
+} from '../config/gateway-config.types';
+import type {
+  EmbedInput,
   ChatTurn,
   NativeStreamPart,
   TokenUsage,
@@ -32,6 +37,10 @@ export interface CanonicalRequest {
    * others get `messages` and `parameters`. Chosen per attempt, so failover may mix the two.
    */
   native?: NativeRequest;
+  /** The deployment type that serves the request's endpoint; `chat` when absent. */
+  type?: DeploymentType;
+  /** The prompt's token count when the format knows it (embeddings), instead of an estimate. */
+  promptTokens?: number;
 }
 
 export interface NativeRequest {
@@ -75,3 +84,18 @@ export interface StreamEnd {
  * return() (the client left) closes the upstream and records the outcome.
  */
 export type CanonicalStream = AsyncIterator<CanonicalBatch, StreamEnd>;
+
+/** An embeddings request, as the embeddings format hands it to Pipeline.embed(). */
+export interface CanonicalEmbedRequest {
+  model: string;
+  inputs: EmbedInput[];
+  dimensions?: number;
+  user?: string;
+}
+
+/** What Pipeline.embed() answers: one float vector per input, in input order. */
+export interface CanonicalEmbeddings {
+  vectors: number[][];
+  usage: TokenUsage;
+  deployment: DeploymentConfig;
+}

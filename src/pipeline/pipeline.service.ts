@@ -6,12 +6,18 @@ import type { NativeAnswer, UpstreamChatResult } from '../providers/provider-ada
 import { RequestDrain } from '../usage/request-drain.service';
 import { AdmissionService } from './admission.service';
 import { AttemptsService, type AttemptPlan } from './attempts.service';
-import type { CanonicalAnswer, CanonicalRequest, CanonicalStream } from './canonical';
+import type {
+  CanonicalAnswer,
+  CanonicalEmbedRequest,
+  CanonicalEmbeddings,
+  CanonicalRequest,
+  CanonicalStream,
+} from './canonical';
 import { NO_USAGE, OutcomeService } from './outcome.service';
 import type { PipelineContext } from './pipeline-context';
 import { RequestDeadlines } from './request-deadlines';
 import { StreamRelay, type OpenedStream } from './stream-relay.service';
-import { completeOn, passThrough, streamOn } from './upstream-calls';
+import { completeOn, embedOn, passThrough, streamOn } from './upstream-calls';
 
 /**
  * The format-neutral request pipeline: admission (key, team, limits), attempts (routing,
@@ -59,6 +65,51 @@ export class Pipeline {
     } catch (error) {
       workDone();
       throw error;
+    }
+  }
+
+  /**
+   * Embeddings: the same admission (held at `promptTokens`, the format's count), attempts and
+   * outcome as a whole chat answer; the cost header is set before it returns.
+   */
+  async embed(
+    request: CanonicalEmbedRequest,
+    promptTokens: number,
+    context: PipelineContext,
+  ): Promise<CanonicalEmbeddings> {
+    const workDone = this.drain.begin();
+    // What admission and the outcome see: no conversation, no completion (max_tokens 0).
+    const accounted: CanonicalRequest = {
+      endpoint: 'embeddings',
+      model: this.models.publicModel(request.model),
+      messages: [],
+      parameters: { max_tokens: 0 },
+      type: 'embedding',
+      promptTokens,
+    };
+    const run = this.outcome.begin(accounted, context, false);
+    try {
+      const { deployments, requestTimeoutMs } = await this.admission.admit(run);
+      const deadlines = new RequestDeadlines(context.client, run.started, { requestTimeoutMs });
+      try {
+        const { result, deployment } = await this.attempts.run(run, deployments, deadlines, {
+          bounds: 'complete answer',
+          timeoutOf: (deployment) => deployment.timeoutMs,
+          call: (adapter, deployment, signal) =>
+            deadlines.race(embedOn(adapter, deployment, request, signal, context.requestId)),
+        });
+        const { usage } = result;
+        const outcome = this.outcome.finish(run, { status: 'completed', httpStatus: 200, usage });
+        if (outcome.cost) context.setHeaders({ 'x-gateway-cost-usd': outcome.cost.usd });
+        return { vectors: result.vectors, usage, deployment };
+      } catch (error) {
+        this.outcome.fail(run, { error, usage: NO_USAGE });
+        throw error;
+      } finally {
+        deadlines.dispose();
+      }
+    } finally {
+      workDone();
     }
   }
 

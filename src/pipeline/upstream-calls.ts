@@ -1,5 +1,7 @@
 import type { DeploymentConfig } from '../config/gateway-config.types';
+import { UpstreamError } from '../common/errors/upstream.error';
 import type {
+  UpstreamEmbedResult,
   NativeAdapter,
   NativeAnswer,
   NativeStreamPart,
@@ -7,7 +9,7 @@ import type {
   UpstreamChatResult,
   UpstreamStreamPart,
 } from '../providers/provider-adapter.interface';
-import type { CanonicalRequest } from './canonical';
+import type { CanonicalEmbedRequest, CanonicalRequest } from './canonical';
 
 // The two ways an attempt talks to a deployment: the canonical conversation, which the adapter
 // translates, or the client's own body for a deployment of the provider whose format it is in.
@@ -48,6 +50,20 @@ export function streamOn(
   const native = passThrough(request, deployment, adapter);
   if (native) return native.stream(nativeRequest(deployment, request, signal, requestId));
   return adapter.stream(chatRequest(deployment, request, signal, requestId));
+}
+
+/** Asks an embedding deployment for one vector per input. */
+export function embedOn(
+  adapter: ProviderAdapter,
+  deployment: DeploymentConfig,
+  { inputs, dimensions, user }: CanonicalEmbedRequest,
+  signal: AbortSignal,
+  requestId: string,
+): Promise<UpstreamEmbedResult> {
+  // The config loader refuses embedding deployments of a provider without embeddings.
+  if (!adapter.embed)
+    throw new UpstreamError('invalid_response', `${deployment.provider} serves no embeddings`);
+  return adapter.embed({ deployment, inputs, dimensions, user, signal, requestId });
 }
 
 function chatRequest(

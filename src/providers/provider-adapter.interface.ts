@@ -116,6 +116,29 @@ export interface ProviderAdapter {
   impliedMaxTokens?(deployment: DeploymentConfig): number;
   /** Pass-through for bodies in this provider's own format; without it they are translated. */
   readonly native?: NativeAdapter;
+  /** Embeddings (`type: embedding` deployments); a provider without it cannot serve them. */
+  embed?(request: UpstreamEmbedRequest): Promise<UpstreamEmbedResult>;
+}
+
+/** One embedding input: a text, or a text already split into the model's token ids. */
+export type EmbedInput = string | number[];
+
+export interface UpstreamEmbedRequest {
+  deployment: DeploymentConfig;
+  /** At least one, in the client's order. */
+  inputs: EmbedInput[];
+  /** Length of each vector the client asked for (OpenAI `dimensions`). */
+  dimensions?: number;
+  /** The client's end-user id, forwarded to providers that take one. */
+  user?: string;
+  signal: AbortSignal;
+  requestId: string;
+}
+
+/** One float vector per input, in input order; `completionTokens` is always 0. */
+export interface UpstreamEmbedResult {
+  vectors: number[][];
+  usage: TokenUsage;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { TokenUsage } from '../providers/provider-adapter.interface';
 export type OutcomeStatus = 'completed' | 'failed' | 'aborted';
 
 /** The API a request came in by, one per wire format (usage rows, metrics and logs name it). */
-export type Endpoint = 'chat_completions' | 'messages' | 'responses';
+export type Endpoint = 'chat_completions' | 'messages' | 'responses' | 'embeddings';
 
 /** What one request cost and how it ended; written to the log and, as one row, to usage_records. */
 export interface CompletionOutcome {

@@ -29,6 +29,11 @@ export const GATEWAY_ERRORS = {
     type: 'invalid_request_error',
     message: 'The response store is turned off on this gateway (RESPONSES_STORE=off).',
   },
+  model_not_supported: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'This model is not served by this endpoint.',
+  },
   upstream_bad_request: {
     status: 400,
     type: 'invalid_request_error',

@@ -4,6 +4,8 @@ import type {
   ProviderAdapter,
   UpstreamChatRequest,
   UpstreamChatResult,
+  UpstreamEmbedRequest,
+  UpstreamEmbedResult,
   UpstreamStreamBatch,
   UpstreamStreamPart,
 } from '../provider-adapter.interface';
@@ -18,6 +20,13 @@ import {
   geminiUrl,
   mapGeminiResponse,
 } from './gemini.mapping';
+import { countInputTokens, textInputs } from '../embeddings/embedding-input';
+import {
+  buildBatchEmbedBody,
+  GEMINI_EMBED_BATCH,
+  geminiEmbedUrl,
+  mapBatchEmbeddings,
+} from './gemini.embeddings';
 
 /** Google's Gemini API: {base_url}/models/<model>:generateContent, or :streamGenerateContent?alt=sse. */
 @Injectable()
@@ -40,6 +49,30 @@ export class GeminiAdapter implements ProviderAdapter {
       { maxEventBytes: this.http.maxBodyBytes },
       eventMapper(),
     );
+  }
+
+  /**
+   * batchEmbedContents in calls of at most GEMINI_EMBED_BATCH texts, one after another. Gemini
+   * reports no token counts: the gateway's own count is charged (docs/embeddings.md).
+   */
+  async embed(request: UpstreamEmbedRequest): Promise<UpstreamEmbedResult> {
+    const { deployment } = request;
+    const texts = textInputs(request.inputs, this.provider);
+    const vectors: number[][] = [];
+    for (let start = 0; start < texts.length; start += GEMINI_EMBED_BATCH) {
+      const batch = texts.slice(start, start + GEMINI_EMBED_BATCH);
+      const json = await this.http.postJson({
+        url: geminiEmbedUrl(deployment),
+        headers: geminiHeaders(deployment, request.requestId),
+        body: JSON.stringify(buildBatchEmbedBody(deployment, batch, request.dimensions)),
+        timeoutMs: deployment.timeoutMs,
+        signal: request.signal,
+        deployment,
+        errorFromResponse: geminiErrorFromResponse,
+      });
+      vectors.push(...mapBatchEmbeddings(json, batch.length));
+    }
+    return { vectors, usage: { promptTokens: countInputTokens(texts), completionTokens: 0 } };
   }
 
   private requestOf(request: UpstreamChatRequest, stream: boolean): UpstreamHttpRequest {

@@ -11,6 +11,7 @@ function request(
     name: 'mock/0',
     publicModel: 'alpha-k3',
     provider: 'mock',
+    type: 'chat',
     timeoutMs: 1000,
     firstTokenTimeoutMs: 1000,
     maxConcurrency: null,

@@ -4,9 +4,12 @@ import type {
   TokenUsage,
   UpstreamChatRequest,
   UpstreamChatResult,
+  UpstreamEmbedRequest,
+  UpstreamEmbedResult,
   UpstreamStreamBatch,
   UpstreamStreamPart,
 } from '../provider-adapter.interface';
+import { countInputTokens, mockVector } from '../embeddings/embedding-input';
 import { estimateTokens } from '../../common/tokens/token-estimate';
 import { refuseUnsupported, stopSequences } from '../chat-input';
 import { contentText } from '../message-content';
@@ -35,6 +38,14 @@ export class MockAdapter implements ProviderAdapter {
   async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamBatch>> {
     refuseUnsupported(request.parameters, this.provider);
     return streamAnswer(request);
+  }
+
+  async embed(request: UpstreamEmbedRequest): Promise<UpstreamEmbedResult> {
+    await pause(request.deployment.mock.latencyMs, request.signal);
+    return {
+      vectors: request.inputs.map((input) => mockVector(input, request.dimensions)),
+      usage: { promptTokens: countInputTokens(request.inputs), completionTokens: 0 },
+    };
   }
 }
 

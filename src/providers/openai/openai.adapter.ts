@@ -3,12 +3,15 @@ import type {
   ProviderAdapter,
   UpstreamChatRequest,
   UpstreamChatResult,
+  UpstreamEmbedRequest,
+  UpstreamEmbedResult,
   UpstreamStreamBatch,
   UpstreamStreamPart,
 } from '../provider-adapter.interface';
 import { UpstreamHttpClient, type UpstreamHttpRequest } from '../upstream-http.client';
 import { readUpstreamSse, SseEventMapper, UpstreamSseEvent } from '../upstream-sse.reader';
 import { UpstreamError } from '../../common/errors/upstream.error';
+import { buildEmbeddingsBody, mapEmbeddings } from './openai.embeddings';
 import { buildHeaders, buildRequestBody, mapCompletion, mapStreamEvent } from './openai.mapping';
 
 /** Any provider that speaks OpenAI's chat-completions wire format (OpenAI, vLLM, Groq, ...). */
@@ -30,6 +33,19 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
       { maxEventBytes: this.http.maxBodyBytes },
       new OpenAiStreamMapper(),
     );
+  }
+
+  async embed(request: UpstreamEmbedRequest): Promise<UpstreamEmbedResult> {
+    const { deployment } = request;
+    const json = await this.http.postJson({
+      url: `${deployment.baseUrl}/embeddings`,
+      headers: buildHeaders(deployment, request.requestId),
+      body: JSON.stringify(buildEmbeddingsBody(request)),
+      timeoutMs: deployment.timeoutMs,
+      signal: request.signal,
+      deployment,
+    });
+    return mapEmbeddings(json, request.inputs.length);
   }
 
   private requestOf(request: UpstreamChatRequest, stream: boolean): UpstreamHttpRequest {

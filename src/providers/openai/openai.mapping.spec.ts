@@ -7,6 +7,7 @@ const deployment: DeploymentConfig = {
   name: 'alpha-k3/0',
   publicModel: 'alpha-k3',
   provider: 'openai',
+  type: 'chat',
   baseUrl: 'http://upstream/v1',
   apiKey: 'sk-up',
   upstreamModel: 'gpt-up',

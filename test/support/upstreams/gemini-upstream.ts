@@ -41,7 +41,11 @@ export interface GeminiScript extends StreamFaults {
   };
 }
 
-const PATH = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)(\?.*)?$/;
+const PATH =
+  /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|batchEmbedContents)(\?.*)?$/;
+
+/** Gemini refuses a batchEmbedContents call of more requests than this. */
+export const GEMINI_MAX_EMBED_BATCH = 100;
 
 export class FakeGeminiUpstream extends ScriptedUpstream {
   /** The `base_url` to configure: includes the version segment, as for the real API. */
@@ -81,6 +85,7 @@ function refusal(request: RecordedRequest, apiKey: string): UpstreamHandler | un
       },
     ]);
   }
+  if (match[2] === 'batchEmbedContents') return embedRefusal(request, match[1]);
   const contents: Array<{ role?: string }> = Array.isArray(request.body?.contents)
     ? request.body.contents
     : [];
@@ -95,6 +100,50 @@ function refusal(request: RecordedRequest, apiKey: string): UpstreamHandler | un
   );
   if (badRole) return geminiError(400, 'INVALID_ARGUMENT', `Please use a valid role: user, model.`);
   return undefined;
+}
+
+/** What the real API refuses of a batchEmbedContents body. */
+function embedRefusal(request: RecordedRequest, model: string): UpstreamHandler | undefined {
+  const requests: Array<{ model?: string; content?: { parts?: Array<{ text?: unknown }> } }> =
+    Array.isArray(request.body?.requests) ? request.body.requests : [];
+  if (requests.length === 0)
+    return geminiError(400, 'INVALID_ARGUMENT', '* BatchEmbedContentsRequest.requests: required');
+  if (requests.length > GEMINI_MAX_EMBED_BATCH)
+    return geminiError(
+      400,
+      'INVALID_ARGUMENT',
+      `* BatchEmbedContentsRequest.requests: at most ${GEMINI_MAX_EMBED_BATCH} requests can be in one batch`,
+    );
+  const bad = requests.find(
+    (item) =>
+      item.model !== `models/${model}` ||
+      !item.content?.parts?.length ||
+      item.content.parts.some((part) => typeof part.text !== 'string'),
+  );
+  if (bad)
+    return geminiError(400, 'INVALID_ARGUMENT', 'Invalid value at requests: model or content');
+  return undefined;
+}
+
+/**
+ * batchEmbedContents answered as Gemini does (no token counts): the vector of each text is
+ * `[its length, its position in the batch, 0, 0, ...]`, `outputDimensionality` long (default 8).
+ */
+export function geminiEmbeddings(): UpstreamHandler {
+  return (request, response) => {
+    const requests: Array<{
+      content: { parts: Array<{ text: string }> };
+      outputDimensionality?: number;
+    }> = request.body.requests;
+    json(response, 200, {
+      embeddings: requests.map((item, index) => {
+        const values = new Array<number>(item.outputDimensionality ?? 8).fill(0);
+        values[0] = item.content.parts[0].text.length;
+        values[1] = index;
+        return { values };
+      }),
+    });
+  };
 }
 
 export function geminiError(

@@ -56,6 +56,30 @@ export function completion(
   };
 }
 
+/**
+ * OpenAI's embeddings answer (float vectors), its items in reverse order to show the gateway
+ * orders them by `index`: the vector of input i is `[i, its length or token count, 0.5]`.
+ */
+export function embeddingsAnswer(promptTokens: number): UpstreamHandler {
+  return (request, response) => {
+    const inputs: Array<string | number[]> =
+      typeof request.body.input === 'string' || typeof request.body.input[0] === 'number'
+        ? [request.body.input]
+        : request.body.input;
+    const data = inputs.map((input, index) => ({
+      object: 'embedding',
+      index,
+      embedding: [index, input.length, 0.5],
+    }));
+    json(response, 200, {
+      object: 'list',
+      data: data.reverse(),
+      model: request.body.model,
+      usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+    });
+  };
+}
+
 export function errorResponse(
   status: number,
   body: unknown,
