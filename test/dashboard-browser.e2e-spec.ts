@@ -130,7 +130,7 @@ describe('dashboard in a real browser', () => {
     const { id: keyId } = await gateway.app.get(VirtualKeyService).get(name);
     await eventually(
       async () => {
-        expect((await usage.report({ groupBy: 'key', keyId }))[0]?.requests).toBe(1);
+        expect((await usage.report({ groupBy: 'key', keyId })).groups[0]?.requests).toBe(1);
       },
       5_000,
       100,
