@@ -1,5 +1,7 @@
 import { Logger } from '@nestjs/common';
 import request from 'supertest';
+import { chat } from './support/chat';
+import { waitUntil } from './support/eventually';
 import { testRedisNamespace } from './support/redis';
 import { TcpProxy } from './support/tcp-proxy';
 import { startTestApp, TestApp } from './support/test-app';
@@ -19,23 +21,9 @@ interface Answer {
   retryAfter?: string;
 }
 
-function chat(app: TestApp, key: string) {
-  return request(app.url)
-    .post('/v1/chat/completions')
-    .set('Authorization', `Bearer ${key}`)
-    .send({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });
-}
-
 async function gauge(app: TestApp): Promise<string | undefined> {
   const metrics = await request(app.url).get('/metrics');
   return /^gateway_counter_store_up (\d)$/m.exec(metrics.text)?.[1];
-}
-
-async function until(condition: () => Promise<boolean>, timeoutMs = 8_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition()) && Date.now() < deadline)
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  expect(await condition()).toBe(true);
 }
 
 /**
@@ -50,7 +38,7 @@ function load(app: TestApp, keys: { limited: string; unlimited: string }) {
       const phase = state.phase;
       await Promise.all(
         (['limited', 'unlimited'] as const).map(async (key) => {
-          const response = await chat(app, keys[key]);
+          const response = await chat(app, keys[key], { max_tokens: 5 });
           answers.push({
             phase,
             key,
@@ -100,18 +88,18 @@ describe.each(['closed', 'local'] as const)('LIMITS_ON_STORE_FAILURE=%s', (polic
       unlimited: await gateway.createKey({ rpmLimit: 0 }),
     };
     // Connected (on a busy machine the first connection may still be on its way).
-    await until(async () => (await gauge(gateway)) === '1');
+    await waitUntil(async () => (await gauge(gateway)) === '1', 8_000, 25);
     const traffic = load(gateway, keys);
     await new Promise((resolve) => setTimeout(resolve, 600));
 
     await proxy.stop();
     traffic.state.phase = 'down';
-    await until(async () => (await gauge(gateway)) === '0');
+    await waitUntil(async () => (await gauge(gateway)) === '0', 8_000, 25);
     // Long enough for the interval's "still unavailable" lines.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
 
     await proxy.start();
-    await until(async () => (await gauge(gateway)) === '1');
+    await waitUntil(async () => (await gauge(gateway)) === '1', 8_000, 25);
     traffic.state.phase = 'after';
     await new Promise((resolve) => setTimeout(resolve, 600));
     traffic.state.running = false;

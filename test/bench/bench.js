@@ -20,14 +20,7 @@ const { writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { Agent, request } = require('undici');
 const stats = require('./process-stats');
-const {
-  RESPONSES,
-  chatBody,
-  chatHeaders,
-  runPairedRounds,
-  saturate,
-  sequential,
-} = require('./requests');
+const requests = require('./requests');
 const { startFloor, startGateway } = require('./targets');
 const { spawnFakeUpstream } = require('./fake-upstream');
 const { describeStartup, measureStartup } = require('./startup');
@@ -65,8 +58,8 @@ async function hold(target, count) {
   });
   const options = {
     method: 'POST',
-    headers: chatHeaders(target.key),
-    body: chatBody('bench-hold', true),
+    headers: requests.chatHeaders(target.key),
+    body: requests.chatBody('bench-hold', true),
     dispatcher,
   };
   const results = await Promise.all(
@@ -87,7 +80,7 @@ async function hold(target, count) {
 
 /** Paired rounds of one shape over the targets, the first the reference, with the upstream timed alone. */
 function pairedRounds(targets, stream, direct, label = '', rounds = settings.rounds) {
-  return runPairedRounds(targets, {
+  return requests.runPairedRounds(targets, {
     ...settings,
     rounds,
     stream,
@@ -109,7 +102,7 @@ function shapeRows(targets, result, stream) {
   };
   const difference = (perTarget, index) => {
     const d = stats.againstFirst(perTarget, index).differenceMedian;
-    return `floor ${d >= 0 ? '+' : '-'} ${Math.abs(d).toFixed(2)}`;
+    return `${targets[0].name} ${d >= 0 ? '+' : '-'} ${Math.abs(d).toFixed(2)}`;
   };
   const added = result.p50.map((rounds) => rounds.map((p50, round) => p50 - result.direct[round]));
   return [
@@ -185,8 +178,8 @@ async function main() {
     await stats.sleep(settings.idleSettleMs);
     for (const target of targets) target.idleRss = stats.memory(target.pid).rss;
     for (const target of targets) {
-      await sequential(target, false, 200);
-      await sequential(target, true, 50);
+      await requests.sequential(target, false, 200);
+      await requests.sequential(target, true, 50);
     }
     const direct = { base: upstream.url, key: 'sk-bench' };
     const json = await pairedRounds(targets, false, direct);
@@ -198,7 +191,7 @@ async function main() {
       target.errors = json.errors[index] + streams.errors[index];
       target.errors += json.sequentialErrors[index] + streams.sequentialErrors[index];
       while (target.served < settings.minRequests) {
-        const run = await saturate(target, {
+        const run = await requests.saturate(target, {
           stream: false,
           seconds: 2,
           connections: settings.connections,
@@ -218,7 +211,7 @@ async function main() {
       settings.messagesRounds > 0
         ? await routeRows(gatewayTarget, direct, messagesRoute, settings.messagesRounds)
         : [];
-    const responsesRoute = { name: '/v1/responses', ...RESPONSES };
+    const responsesRoute = { name: '/v1/responses', ...requests.RESPONSES };
     const responses =
       settings.responsesRounds > 0
         ? await routeRows(gatewayTarget, direct, responsesRoute, settings.responsesRounds)

@@ -14,20 +14,9 @@ const CHUNK_DELAY_MS = setting('BENCH_STREAM_DELAY_MS', 0);
 const HOLD_CHUNKS = setting('BENCH_HOLD_CHUNKS', 20);
 const HOLD_DELAY_MS = setting('BENCH_HOLD_DELAY_MS', 100);
 
-const COMPLETION = JSON.stringify({
-  id: 'chatcmpl-bench',
-  object: 'chat.completion',
-  created: 1700000000,
-  model: 'bench-model',
-  choices: [
-    {
-      index: 0,
-      message: { role: 'assistant', content: 'Benchmark answer of a typical short length.' },
-      finish_reason: 'stop',
-    },
-  ],
-  usage: { prompt_tokens: 12, completion_tokens: 9, total_tokens: 21 },
-});
+// The answer as OpenAI sends it, one short message.
+const COMPLETION =
+  '{"id":"chatcmpl-bench","object":"chat.completion","created":1700000000,"model":"bench-model","choices":[{"index":0,"message":{"role":"assistant","content":"Benchmark answer of a typical short length."},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":9,"total_tokens":21}}';
 
 const event = (fields) =>
   `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1700000000, model: 'bench-model', ...fields })}\n\n`;

@@ -8,17 +8,7 @@
 require('reflect-metadata');
 const express = require('express');
 const { Pool } = require('undici');
-const {
-  Body,
-  Controller,
-  HttpCode,
-  Module,
-  Post,
-  Res,
-  StreamableFile,
-  UseGuards,
-  UseInterceptors,
-} = require('@nestjs/common');
+const nest = require('@nestjs/common');
 const { NestFactory } = require('@nestjs/core');
 const { map } = require('rxjs');
 
@@ -50,7 +40,7 @@ class ProxyController {
     });
     response.status(answer.statusCode);
     response.setHeader('content-type', answer.headers['content-type'] ?? 'application/json');
-    if (body.stream) return new StreamableFile(answer.body);
+    if (body.stream) return new nest.StreamableFile(answer.body);
     const chunks = [];
     for await (const chunk of answer.body) chunks.push(chunk);
     // Nest sends an object as JSON: parsed and serialised again, as a gateway that rewrites the
@@ -62,21 +52,21 @@ class ProxyController {
 const create = Object.getOwnPropertyDescriptor(ProxyController.prototype, 'create');
 Reflect.decorate(
   [
-    Post('chat/completions'),
-    HttpCode(200),
-    UseGuards(BearerPresentGuard),
-    UseInterceptors(PassThroughInterceptor),
+    nest.Post('chat/completions'),
+    nest.HttpCode(200),
+    nest.UseGuards(BearerPresentGuard),
+    nest.UseInterceptors(PassThroughInterceptor),
   ],
   ProxyController.prototype,
   'create',
   create,
 );
-Body()(ProxyController.prototype, 'create', 0);
-Res({ passthrough: true })(ProxyController.prototype, 'create', 1);
-Controller('v1')(ProxyController);
+nest.Body()(ProxyController.prototype, 'create', 0);
+nest.Res({ passthrough: true })(ProxyController.prototype, 'create', 1);
+nest.Controller('v1')(ProxyController);
 
 class ProxyModule {}
-Module({ controllers: [ProxyController] })(ProxyModule);
+nest.Module({ controllers: [ProxyController] })(ProxyModule);
 
 async function main() {
   const options = { bodyParser: false, logger: false };

@@ -68,11 +68,7 @@ async function answers(url) {
   }
 }
 
-/**
- * Runs `script` again pinned to the load's core (`taskset -c loadCpu`), once: true in the parent,
- * which then only waits to exit with the child's status; false in the pinned run. The load
- * generator and the upstream stay off the targets' core.
- */
+/** Runs `script` again pinned to the load's core, off the targets': true in the parent, which waits. */
 function reRunPinned(script, args, loadCpu) {
   if (process.env.BENCH_PINNED) return false;
   const child = spawn('taskset', ['-c', loadCpu, process.execPath, script, ...args], {
@@ -96,11 +92,7 @@ function stopChild(child, signal = 'SIGTERM', graceMs = 10_000) {
   });
 }
 
-/**
- * Removes a gateway's temporary folder (config, data, log) once `child` exits because it was
- * stopped, if `started()` says it got that far; one that failed keeps it, for its log.
- * BENCH_KEEP_DIRS=1 keeps them all.
- */
+/** Removes a gateway's folder once it was stopped; a failed one keeps it (BENCH_KEEP_DIRS=1: all). */
 function removeFolderOnStop(child, dir, started = () => true) {
   child.once('exit', (code, signal) => {
     const stopped = code === 0 || signal === 'SIGTERM' || signal === 'SIGKILL';
@@ -109,11 +101,7 @@ function removeFolderOnStop(child, dir, started = () => true) {
   });
 }
 
-/**
- * Two-sided sign test: how likely a split at least as uneven as `lower` of `rounds` is when
- * neither target is lower (each round a coin toss). Below about 0.05 the count says more than the
- * noise does.
- */
+/** Two-sided sign test: how likely `lower` of `rounds` (or a split more uneven) is by chance. */
 function signTestP(lower, rounds) {
   const atLeast = Math.max(lower, rounds - lower);
   let tail = 0;
@@ -128,10 +116,7 @@ function signTestP(lower, rounds) {
 /** A sign test's p as printed: three decimals, or `< 0.001`. */
 const formatP = (p) => (p < 0.001 ? '< 0.001' : p.toFixed(3));
 
-/**
- * Target `index`'s per-round figures against the first target's of the same rounds: its median,
- * the median of the rounds' differences, the rounds where it was lower and the sign test's p.
- */
+/** Target `index`'s per-round figures less the first target's: medians, lower rounds, sign test. */
 function againstFirst(perTarget, index) {
   const differences = perTarget[index].map((value, round) => value - perTarget[0][round]);
   const lower = differences.filter((d) => d < 0).length;
@@ -143,11 +128,7 @@ function againstFirst(perTarget, index) {
   };
 }
 
-/**
- * Target `index`'s per-round figures as ratios to the first target's of the same rounds: its
- * median, the median ratio and its interquartile range, the rounds where it was cheaper and the
- * sign test's p on that count.
- */
+/** Target `index`'s per-round figures over the first target's: median ratio, IQR, cheaper rounds, p. */
 function ratioToFirst(perTarget, index) {
   const ratios = perTarget[index]
     .map((value, round) => value / perTarget[0][round])

@@ -74,12 +74,12 @@ async function measureStartup(rounds) {
       rmSync(folder, { recursive: true, force: true });
     }
   }
-  const summary = (values) => ({
+  const range = (values) => ({
     median: median(values),
     min: Math.min(...values),
     max: Math.max(...values),
   });
-  return { rounds, firstStartMs: summary(first), restartMs: summary(restart), rssMiB: median(rss) };
+  return { rounds, firstStartMs: range(first), restartMs: range(restart), rssMiB: median(rss) };
 }
 
 /** The start-up figures as a line: seconds, median (range). */

@@ -22,10 +22,7 @@ function spawnPinned(cpu, runtime, script, options) {
   return spawn('taskset', ['-c', cpu, process.execPath, ...runtime.nodeArgs, script], options);
 }
 
-/**
- * Starts floor `name` (a key of FLOORS) on core `cpu`, with this checkout's runtime, sending to
- * `upstreamUrl`; resolves once it listens, as a target { child, pid, base, key }.
- */
+/** Starts floor `name` on core `cpu` with this checkout's runtime: { child, pid, base, key }. */
 async function startFloor(name, { upstreamUrl, cpu }) {
   const runtime = startRuntime(CHECKOUT);
   const child = spawnPinned(cpu, runtime, join(__dirname, FLOORS[name]), {
@@ -36,10 +33,7 @@ async function startFloor(name, { upstreamUrl, cpu }) {
   return { child, pid: child.pid, base: `http://127.0.0.1:${port}/v1`, key: 'none' };
 }
 
-/**
- * The gateway's variables: everything on at the production log level, limits checked on every
- * request and never reached, BENCH_GATEWAY_ENV last, for experiments.
- */
+/** Everything on at the production log level, limits never reached, BENCH_GATEWAY_ENV last. */
 function gatewayEnv(runtime, { redisUrl, port, config, dir, databaseUrl }) {
   return {
     ...inheritedEnv(),
@@ -71,11 +65,9 @@ function createKey(root, env, name) {
 }
 
 /**
- * Starts the build at `root` (a checkout after `npm run build`) on core `cpu` with its own
- * start:prod runtime, serving `bench-model` and `bench-hold` from `upstreamUrl`, in a new folder
- * for its config, data and log (removed once it is stopped), on BENCH_DATABASE_URL (its key from
- * the CLI) or the embedded database (the demo key), on `redisUrl`'s counters or memory ones. Resolves once it answers /health, as
- * a target { child, pid, base, key, startMs }.
+ * Starts the build at `root` (after `npm run build`) on core `cpu` with its start:prod runtime,
+ * serving `bench-model` and `bench-hold` from `upstreamUrl`, in a folder of its own, on
+ * BENCH_DATABASE_URL or the embedded database: { child, pid, base, key, startMs } once healthy.
  */
 async function startGateway({ root = CHECKOUT, name, upstreamUrl, cpu, redisUrl = '' }) {
   const databaseUrl = process.env.BENCH_DATABASE_URL;
@@ -123,11 +115,7 @@ function targetsFromArgs(args, script, minimum) {
   process.exit(2);
 }
 
-/**
- * Starts each of `roots` (targetsFromArgs's) on core BENCH_TARGET_CPU, named by its letter; a
- * build with BENCH_REDIS_URL's counters and BENCH_DATABASE_URL's Postgres. On a failure the
- * targets already started are stopped.
- */
+/** Starts each of `roots` on core BENCH_TARGET_CPU, named by its letter; stops them on a failure. */
 async function startTargets(roots, { upstreamUrl, prefix }) {
   const redisUrl = process.env.BENCH_REDIS_URL;
   const cpu = process.env.BENCH_TARGET_CPU ?? '1';
