@@ -3,6 +3,8 @@ import { DynamicModule, Logger, Module, OnModuleDestroy } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { AdminModule } from './admin/admin.module';
+import { AuditModule } from './audit/audit.module';
+import { SYSTEM_ACTOR } from './audit/audit.types';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthModule } from './auth/auth.module';
 import { ErrorEnvelopesModule } from './common/filters/error-envelopes.module';
@@ -37,6 +39,7 @@ import { ThrottlingModule } from './throttling/throttling.module';
     MetricsModule,
     TracingModule,
     DatabaseModule.forRoot(),
+    AuditModule.forRoot({ defaultActor: SYSTEM_ACTOR, retention: true }),
     UsageModule,
     KeysModule,
     TeamsModule,

@@ -11,8 +11,11 @@ const LAYERS: string[][] = [
   ['common', 'config', 'generated'],
   // 1: persistence.
   ['database'],
-  // 2: features, each usable on its own.
+  // 2: features, each usable on its own. `audit` is written by keys and teams in their
+  // transactions, `identity` resolves team roles through teams.
   [
+    'audit',
+    'identity',
     'keys',
     'teams',
     'auth',

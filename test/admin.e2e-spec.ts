@@ -103,6 +103,8 @@ describe('admin API: keys', () => {
       team_id: null,
       allowed_models: ['alpha-k3'],
       previous_secret_expires_at: null,
+      // Created with the admin key: nobody owns it (docs/sso.md, "Roles").
+      owner_user_id: null,
       secret: expect.stringMatching(/^gk-[A-Za-z0-9_-]{43}$/),
     });
     expect((await callWith(created.body.secret)).status).toBe(200);

@@ -317,6 +317,12 @@ describe('dashboard: limits', () => {
         (await request(gateway.url).get('/dashboard/api/overview').set('Cookie', other.cookie))
           .status,
       ).toBe(200);
+      // Signing out is never refused for going too fast.
+      const out = await request(gateway.url)
+        .delete('/dashboard/api/session')
+        .set('Cookie', session.cookie)
+        .set('X-CSRF-Token', session.csrf);
+      expect(out.status).toBe(204);
     } finally {
       await gateway.close();
     }

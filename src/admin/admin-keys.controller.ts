@@ -1,6 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import type { AuditScope } from '../audit/audit.types';
 import { Public } from '../auth/public.decorator';
 import { GatewayConfigService } from '../config/gateway-config.service';
+import type { Access } from '../identity/access';
+import { ChangeScope, CurrentAccess, Requires } from '../identity/current-access.decorator';
 import { VirtualKeyService } from '../keys/virtual-key.service';
 import { AdminThrottlerGuard } from './admin-throttler.guard';
 import { AdminGuard } from './admin.guard';
@@ -10,8 +13,13 @@ import { CreateKeyDto } from './dto/create-key.dto';
 import { toKeySettings } from './dto/key-settings.dto';
 import { DEFAULT_ROTATION_GRACE_SECONDS, RotateKeyDto } from './dto/rotate-key.dto';
 import { UpdateKeyDto } from './dto/update-key.dto';
+import { assertMayCreateKey, KEY_OF_ANOTHER } from './key-access';
 
-/** Key management over HTTP. `:id` takes a key's id or its name, as the CLI does. */
+/**
+ * Key management over HTTP. `:id` takes a key's id or its name, as the CLI does. Roles narrow
+ * what each caller reaches (docs/sso.md, "Roles"): a team admin their teams' keys, a member the
+ * keys they created; another's key is a 403.
+ */
 @Public() // no virtual key: AdminGuard checks the admin credential instead
 @UseGuards(AdminThrottlerGuard, AdminGuard)
 @Controller('admin/keys')
@@ -22,40 +30,88 @@ export class AdminKeysController {
   ) {}
 
   @Post()
-  async create(@Body() body: CreateKeyDto) {
+  @Requires('keys.write')
+  async create(
+    @Body() body: CreateKeyDto,
+    @CurrentAccess() access: Access,
+    @ChangeScope() scope: AuditScope,
+  ) {
     assertKnownModels(this.models.publicModels(), body.allowed_models);
-    return presentCreatedKey(await this.keys.create({ name: body.name, ...toKeySettings(body) }));
+    assertMayCreateKey(access, body.team_id);
+    return presentCreatedKey(
+      await this.keys.create(
+        { name: body.name, ...toKeySettings(body), ownerUserId: access.principal.userId },
+        scope,
+      ),
+    );
   }
 
   @Get()
-  async list() {
-    return { object: 'list', data: (await this.keys.list()).map(presentKey) };
+  @Requires('keys.read')
+  async list(@CurrentAccess() access: Access) {
+    const keys = (await this.keys.list()).filter((key) => access.canReadKey(key));
+    return { object: 'list', data: keys.map(presentKey) };
   }
 
   @Get(':id')
-  async get(@Param('id') id: string) {
-    return presentKey(await this.keys.get(id));
+  @Requires('keys.read')
+  async get(@Param('id') id: string, @CurrentAccess() access: Access) {
+    const key = await this.keys.get(id);
+    access.assert(access.canReadKey(key), KEY_OF_ANOTHER);
+    return presentKey(key);
   }
 
   @Patch(':id')
-  async update(@Param('id') id: string, @Body() body: UpdateKeyDto) {
+  @Requires('keys.update')
+  async update(
+    @Param('id') id: string,
+    @Body() body: UpdateKeyDto,
+    @CurrentAccess() access: Access,
+    @ChangeScope() scope: AuditScope,
+  ) {
     assertKnownModels(this.models.publicModels(), body.allowed_models);
-    return presentKey(await this.keys.update(id, { name: body.name, ...toKeySettings(body) }));
+    const key = await this.keys.get(id);
+    access.assert(
+      access.canUpdateKey(key, body.team_id),
+      access.canUpdateKey(key, undefined)
+        ? 'A team admin may move a key only into a team they administer.'
+        : KEY_OF_ANOTHER,
+    );
+    return presentKey(
+      await this.keys.update(key.id, { name: body.name, ...toKeySettings(body) }, scope),
+    );
   }
 
   @Post(':id/revoke')
   @HttpCode(200)
-  async revoke(@Param('id') id: string) {
-    return presentKey(await this.keys.revoke(id));
+  @Requires('keys.write')
+  async revoke(
+    @Param('id') id: string,
+    @CurrentAccess() access: Access,
+    @ChangeScope() scope: AuditScope,
+  ) {
+    const key = await this.keys.get(id);
+    access.assert(access.canWriteKey(key), KEY_OF_ANOTHER);
+    return presentKey(await this.keys.revoke(key.id, scope));
   }
 
   @Post(':id/rotate')
   @HttpCode(200)
-  async rotate(@Param('id') id: string, @Body() body: RotateKeyDto) {
+  @Requires('keys.write')
+  async rotate(
+    @Param('id') id: string,
+    @Body() body: RotateKeyDto,
+    @CurrentAccess() access: Access,
+    @ChangeScope() scope: AuditScope,
+  ) {
+    const key = await this.keys.get(id);
+    access.assert(access.canWriteKey(key), KEY_OF_ANOTHER);
     return presentCreatedKey(
-      await this.keys.rotate(id, {
-        graceSeconds: body.grace_seconds ?? DEFAULT_ROTATION_GRACE_SECONDS,
-      }),
+      await this.keys.rotate(
+        key.id,
+        { graceSeconds: body.grace_seconds ?? DEFAULT_ROTATION_GRACE_SECONDS },
+        scope,
+      ),
     );
   }
 }

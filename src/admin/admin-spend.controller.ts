@@ -2,6 +2,8 @@ import { Controller, Get, Query, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
 import { Public } from '../auth/public.decorator';
 import { toCsv } from '../common/http/csv';
+import type { Access } from '../identity/access';
+import { CurrentAccess, Requires } from '../identity/current-access.decorator';
 import { VirtualKeyService } from '../keys/virtual-key.service';
 import { TeamsService } from '../teams/teams.service';
 import { DEFAULT_REPORT_LIMIT, MAX_REPORT_LIMIT, pageRows } from '../usage/report-range';
@@ -9,8 +11,12 @@ import { SpendGroup, SpendReport } from '../usage/spend-report.service';
 import { AdminThrottlerGuard } from './admin-throttler.guard';
 import { AdminGuard } from './admin.guard';
 import { SpendQueryDto } from './dto/spend-query.dto';
+import { KEY_OF_ANOTHER } from './key-access';
 
-/** Spend per key, team, model, deployment or day, from the daily rollups (docs/spend.md). */
+/**
+ * Spend per key, team, model, deployment or day, from the daily rollups (docs/spend.md). A team
+ * admin sees their team's spend, a member one of their keys' (docs/sso.md, "Roles").
+ */
 @Public() // no virtual key: AdminGuard checks the admin credential instead
 @UseGuards(AdminThrottlerGuard, AdminGuard)
 @Controller('admin/spend')
@@ -22,14 +28,20 @@ export class AdminSpendController {
   ) {}
 
   @Get()
-  async report(@Query() query: SpendQueryDto, @Res({ passthrough: true }) response: Response) {
+  @Requires('usage.read')
+  async report(
+    @Query() query: SpendQueryDto,
+    @CurrentAccess() access: Access,
+    @Res({ passthrough: true }) response: Response,
+  ) {
     const groupBy = query.group_by ?? 'key';
+    const teamId = await this.teamInReach(access, query);
     const { from, to, groups } = await this.spend.report({
       groupBy,
       from: query.from,
       to: query.to,
       keyId: query.key_id,
-      teamId: query.team_id,
+      teamId,
       model: query.model,
     });
     const csv = query.format === 'csv';
@@ -63,12 +75,30 @@ export class AdminSpendController {
       from,
       to,
       key_id: query.key_id ?? null,
-      team_id: query.team_id ?? null,
+      team_id: teamId ?? null,
       model: query.model ?? null,
       has_more: page.hasMore,
       next_after: page.nextAfter,
       data,
     };
+  }
+
+  /**
+   * The team filter: as asked for an admin or a viewer. Others must name a key of theirs or a team
+   * they administer; a team admin of exactly one team gets that team by default.
+   */
+  private async teamInReach(access: Access, query: SpendQueryDto): Promise<string | undefined> {
+    if (access.readsAll) return query.team_id;
+    if (query.key_id)
+      access.assert(access.canReadKey(await this.keys.get(query.key_id)), KEY_OF_ANOTHER);
+    if (query.team_id)
+      access.assert(access.teamIds.has(query.team_id), 'This team is outside your role.');
+    if (query.key_id || query.team_id) return query.team_id;
+    access.assert(
+      access.teamIds.size === 1,
+      'Your role sees some spend only: give the team_id of a team you administer, or the key_id of one of your keys.',
+    );
+    return [...access.teamIds][0];
   }
 
   private async names(groupBy: string): Promise<Map<string, string>> {

@@ -1,13 +1,19 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import type { AuditScope } from '../audit/audit.types';
 import { Public } from '../auth/public.decorator';
 import { GatewayConfigService } from '../config/gateway-config.service';
+import type { Access } from '../identity/access';
+import { ChangeScope, CurrentAccess, Requires } from '../identity/current-access.decorator';
 import { presentTeam, TeamsService } from '../teams/teams.service';
 import { AdminThrottlerGuard } from './admin-throttler.guard';
 import { AdminGuard } from './admin.guard';
 import { assertKnownModels } from './known-models';
 import { CreateTeamDto, toTeamSettings, UpdateTeamDto } from './dto/team.dto';
 
-/** Team management over HTTP (docs/spend.md). `:id` takes a team's id or its name. */
+/**
+ * Team management over HTTP (docs/spend.md). `:id` takes a team's id or its name. Changes are
+ * the admin's; a team admin reads their own teams (docs/sso.md, "Roles").
+ */
 @Public() // no virtual key: AdminGuard checks the admin credential instead
 @UseGuards(AdminThrottlerGuard, AdminGuard)
 @Controller('admin/teams')
@@ -18,31 +24,47 @@ export class AdminTeamsController {
   ) {}
 
   @Post()
-  async create(@Body() body: CreateTeamDto) {
+  @Requires('teams.write')
+  async create(@Body() body: CreateTeamDto, @ChangeScope() scope: AuditScope) {
     assertKnownModels(this.models.publicModels(), body.allowed_models);
-    return presentTeam(await this.teams.create({ name: body.name, ...toTeamSettings(body) }));
+    return presentTeam(
+      await this.teams.create({ name: body.name, ...toTeamSettings(body) }, scope),
+    );
   }
 
   @Get()
-  async list() {
-    return { object: 'list', data: (await this.teams.list()).map(presentTeam) };
+  @Requires('teams.read')
+  async list(@CurrentAccess() access: Access) {
+    const teams = (await this.teams.list()).filter((team) => access.canReadTeam(team.id));
+    return { object: 'list', data: teams.map(presentTeam) };
   }
 
   @Get(':id')
-  async get(@Param('id') id: string) {
-    return presentTeam(await this.teams.get(id));
+  @Requires('teams.read')
+  async get(@Param('id') id: string, @CurrentAccess() access: Access) {
+    const team = await this.teams.get(id);
+    access.assert(access.canReadTeam(team.id), 'This team is outside your role.');
+    return presentTeam(team);
   }
 
   @Patch(':id')
-  async update(@Param('id') id: string, @Body() body: UpdateTeamDto) {
+  @Requires('teams.write')
+  async update(
+    @Param('id') id: string,
+    @Body() body: UpdateTeamDto,
+    @ChangeScope() scope: AuditScope,
+  ) {
     assertKnownModels(this.models.publicModels(), body.allowed_models);
-    return presentTeam(await this.teams.update(id, { name: body.name, ...toTeamSettings(body) }));
+    return presentTeam(
+      await this.teams.update(id, { name: body.name, ...toTeamSettings(body) }, scope),
+    );
   }
 
   /** Member keys stay, without a team. */
   @Delete(':id')
-  async remove(@Param('id') id: string) {
-    const { team, keysLeft } = await this.teams.remove(id);
+  @Requires('teams.write')
+  async remove(@Param('id') id: string, @ChangeScope() scope: AuditScope) {
+    const { team, keysLeft } = await this.teams.remove(id, scope);
     return { ...presentTeam(team), deleted: true, keys_left_team: keysLeft };
   }
 }

@@ -1,33 +1,69 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { GatewayException } from '../common/errors/gateway.exception';
-import { AppConfig } from '../config/app-config';
+import { MemoizedReflector } from '../common/metadata/memoized-reflector';
+import type { Capability } from '../identity/access';
+import { AccessService } from '../identity/access.service';
+import { REQUIRES } from '../identity/current-access.decorator';
+import { IdentitySettings } from '../identity/identity-settings';
+import { IdentityService } from '../identity/identity.service';
+import { ADMIN_KEY_PRINCIPAL, type Principal } from '../identity/principal';
+
+/** Three base64url segments: a JWS in compact form. Anything else is an opaque token. */
+const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 /**
- * The admin API's credential check: `Authorization: Bearer <ADMIN_API_KEY>`. Both sides are
- * hashed before the constant-time comparison, so neither the key's content nor its length
- * leaks through timing. Without ADMIN_API_KEY the admin API does not exist (404).
+ * The admin API's credential and role check (docs/admin-api.md, docs/sso.md).
+ * `Authorization: Bearer` carries either ADMIN_API_KEY (every right; both sides hashed before the
+ * constant-time comparison, so neither content nor length leaks through timing) or, with OIDC
+ * configured, a JWT access token or ID token of the provider, whose groups give the roles. The
+ * route's @Requires capability is then checked (403 permission_denied); the controllers narrow
+ * it to the keys and teams in reach. Without ADMIN_API_KEY and OIDC the admin API does not exist (404).
  */
 @Injectable()
 export class AdminGuard implements CanActivate {
   private readonly expected: Buffer | null;
 
-  constructor(config: AppConfig) {
-    const key = config.ADMIN_API_KEY;
-    this.expected = key ? sha256(key) : null;
+  constructor(
+    @Inject(IdentitySettings) private readonly settings: IdentitySettings,
+    private readonly identity: IdentityService,
+    private readonly accessService: AccessService,
+    @Inject(MemoizedReflector) private readonly reflector: MemoizedReflector,
+  ) {
+    this.expected = settings.adminKey ? sha256(settings.adminKey) : null;
   }
 
-  canActivate(context: ExecutionContext): boolean {
-    if (!this.expected)
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (!this.expected && !this.settings.oidc)
       throw new GatewayException('not_found', {
-        message: 'The admin API is disabled: set ADMIN_API_KEY to enable it.',
+        message: 'The admin API is disabled: set ADMIN_API_KEY or OIDC_ISSUER_URL to enable it.',
       });
-    const authorization = context.switchToHttp().getRequest<Request>().headers.authorization ?? '';
-    const presented = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
-    if (!presented || !timingSafeEqual(sha256(presented), this.expected))
-      throw new GatewayException('invalid_admin_key');
+    const request = context.switchToHttp().getRequest<Request>();
+    const access = await this.accessService.accessFor(await this.authenticate(request));
+    const required =
+      (this.reflector.get(REQUIRES, context.getHandler()) as Capability | undefined) ??
+      (this.reflector.get(REQUIRES, context.getClass()) as Capability | undefined);
+    if (!required || !access.can(required)) throw new GatewayException('permission_denied');
+    request.access = access;
     return true;
+  }
+
+  private async authenticate(request: Request): Promise<Principal> {
+    const presented = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+    if (presented && this.expected && timingSafeEqual(sha256(presented), this.expected))
+      return ADMIN_KEY_PRINCIPAL;
+    if (presented && this.settings.oidc && JWT.test(presented))
+      return this.identity.principalFromBearer(presented);
+    throw new GatewayException(
+      'invalid_admin_key',
+      this.settings.oidc
+        ? {
+            message:
+              'Incorrect admin credential: neither the admin key nor a JWT of the identity provider. Opaque access tokens are not accepted; send a JWT access token or an ID token.',
+          }
+        : {},
+    );
   }
 }
 

@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import type { ThrottlerModuleOptions } from '@nestjs/throttler';
+import { IdentityModule } from '../identity/identity.module';
 import { KeysModule } from '../keys/keys.module';
 import { CounterStore } from '../limits/counters/counter-store';
 import { LimitsModule } from '../limits/limits.module';
 import { CounterThrottlerStorage } from '../throttling/counter-throttler.storage';
+import { AdminAuditController } from './admin-audit.controller';
 import { AdminConfigController } from './admin-config.controller';
 import { AdminKeysController } from './admin-keys.controller';
 import { AdminThrottlerOptions, AdminThrottlerStorage } from './admin-throttler.guard';
@@ -17,16 +19,18 @@ export const ADMIN_BODY_LIMIT = '100kb';
 
 /**
  * The internal admin API under /admin (operator endpoints, outside the OpenAI-compatible /v1
- * contract; docs/admin-api.md): key management and usage reports, on the same services as the CLI and seed.
+ * contract; docs/admin-api.md): key management, usage reports and the audit log, on the same
+ * services as the CLI and seed, for the admin key or a bearer JWT of the identity provider.
  */
 @Module({
-  imports: [KeysModule, LimitsModule],
+  imports: [KeysModule, LimitsModule, IdentityModule],
   controllers: [
     AdminKeysController,
     AdminTeamsController,
     AdminUsageController,
     AdminSpendController,
     AdminConfigController,
+    AdminAuditController,
   ],
   providers: [
     {

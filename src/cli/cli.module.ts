@@ -1,4 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { userInfo } from 'node:os';
+import { AuditModule } from '../audit/audit.module';
+import type { AuditActor } from '../audit/audit.types';
 import { AppConfig } from '../config/app-config';
 import { AppConfigModule } from '../config/app-config.module';
 import { DatabaseModule } from '../database/database.module';
@@ -19,6 +22,8 @@ export class CliModule {
           joinRunningEmbedded: true,
           allowUnmigrated: options.allowUnmigrated,
         }),
+        // Every change a command makes is recorded as the CLI's, with the operating-system user.
+        AuditModule.forRoot({ defaultActor: cliActor(), retention: false }),
         KeysModule,
         TeamsModule,
       ],
@@ -26,4 +31,15 @@ export class CliModule {
       providers: [SpendReport],
     };
   }
+}
+
+/** `cli` and who ran it: the user name, or `uid:<n>` for an account without one (some containers). */
+export function cliActor(): AuditActor {
+  let name: string;
+  try {
+    name = userInfo().username;
+  } catch {
+    name = `uid:${process.getuid?.() ?? 'unknown'}`;
+  }
+  return { type: 'cli', id: name, email: null };
 }

@@ -11,6 +11,7 @@ import {
   Min,
   MinLength,
   validateSync,
+  ValidateIf,
 } from 'class-validator';
 import { BUDGET_PERIODS, BudgetPeriod } from '../common/time/budget-period';
 
@@ -224,6 +225,62 @@ export class AppConfig {
   @Min(1_000)
   @Max(86_400_000)
   DASHBOARD_SIGNIN_FAILURE_WINDOW_MS = 900_000;
+
+  /** The admin key may be exchanged for a dashboard session; `off` leaves SSO as the only way in. */
+  @IsIn(['on', 'off'])
+  DASHBOARD_ADMIN_KEY_SIGNIN: 'on' | 'off' = 'on';
+
+  /** OpenID provider for dashboard SSO and admin API bearer tokens (docs/sso.md); unset: off. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  OIDC_ISSUER_URL?: string;
+
+  /** Required with OIDC_ISSUER_URL. */
+  @Transform(emptyToUndefined)
+  @ValidateIf(
+    (config: AppConfig) =>
+      config.OIDC_ISSUER_URL !== undefined || config.OIDC_CLIENT_ID !== undefined,
+  )
+  @IsString({ message: 'OIDC_CLIENT_ID is required with OIDC_ISSUER_URL' })
+  @IsNotEmpty({ message: 'OIDC_CLIENT_ID is required with OIDC_ISSUER_URL' })
+  OIDC_CLIENT_ID?: string;
+
+  /** Unset for a public client (PKCE only). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  OIDC_CLIENT_SECRET?: string;
+
+  /** Scopes asked at sign-in; add `groups` where the provider needs it. */
+  @Matches(/(^|\s)openid(\s|$)/, { message: 'OIDC_SCOPES must include openid' })
+  OIDC_SCOPES = 'openid email profile';
+
+  /** The claim (or dotted path) holding the groups OIDC_ROLES maps to roles. */
+  @IsString()
+  @IsNotEmpty()
+  OIDC_GROUPS_CLAIM = 'groups';
+
+  /** JSON object from group to role; each role is checked when the identity module starts. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^\s*\{[\s\S]*\}\s*$/, {
+    message: 'OIDC_ROLES must be a JSON object from group to role',
+  })
+  OIDC_ROLES?: string;
+
+  /** The audience admin API bearer tokens must carry; default OIDC_CLIENT_ID (ID tokens). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  OIDC_API_AUDIENCE?: string;
+
+  /** Days of audit rows kept; 0 keeps them all. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(36_500)
+  AUDIT_RETENTION_DAYS = 365;
 
   /** Months of usage records kept (whole months before the current one); 0 keeps them all. */
   @Transform(toInt)

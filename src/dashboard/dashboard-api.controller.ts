@@ -1,23 +1,9 @@
 import { parseDecimal } from '../common/money/decimal';
 import { COST_DECIMALS, formatUsd } from '../common/money/price';
-import {
-  Body,
-  Controller,
-  Get,
-  HttpCode,
-  Inject,
-  Param,
-  Post,
-  Query,
-  Req,
-  UseGuards,
-} from '@nestjs/common';
+import { Controller, Get, Inject, Query, Req, UseGuards } from '@nestjs/common';
 import type { Request } from 'express';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CreateKeyDto } from '../admin/dto/create-key.dto';
-import { toKeySettings } from '../admin/dto/key-settings.dto';
-import { DEFAULT_ROTATION_GRACE_SECONDS, RotateKeyDto } from '../admin/dto/rotate-key.dto';
 import { Public } from '../auth/public.decorator';
 import { GatewayException } from '../common/errors/gateway.exception';
 import {
@@ -25,16 +11,16 @@ import {
   DeploymentHealthView,
 } from '../pipeline/deployment-health.service';
 import { GatewayConfigService } from '../config/gateway-config.service';
-import { presentCreatedKey, presentKey } from '../keys/virtual-key.presenter';
+import type { Access } from '../identity/access';
+import { CurrentAccess, Requires } from '../identity/current-access.decorator';
 import { VirtualKeyService } from '../keys/virtual-key.service';
 import { DashboardSessionGuard } from './dashboard-session.guard';
-import { DashboardSettings } from './dashboard-settings';
+import { dashboardOrigin, DashboardSettings } from './dashboard-settings';
 import {
   DashboardUsageService,
   UsageBucketRow,
   usageBucketSeconds,
 } from './dashboard-usage.service';
-import { ListKeysQuery } from './dto/list-keys.query';
 import { UsageSeriesQuery } from './dto/usage-series.query';
 
 const VERSION = (
@@ -45,8 +31,8 @@ const VERSION = (
 const DAY_MS = 86_400_000;
 
 /**
- * The dashboard's collection endpoints: one call per page view (overview, keys, usage), plus one
- * per action. Everything reuses the services behind the admin API.
+ * The Overview and Usage pages: one call per page view. Everything reuses the services behind
+ * the admin API; the Keys and Audit pages have their own controllers.
  */
 @Public() // no virtual key: DashboardSessionGuard checks the session instead
 @UseGuards(DashboardSessionGuard)
@@ -61,11 +47,11 @@ export class DashboardApiController {
   ) {}
 
   @Get('overview')
+  @Requires('overview.read')
   overview(@Req() request: Request) {
     // Only deployments that failed have an entry; the rest are in rotation.
     const health = new Map(this.health.snapshot().map((view) => [view.name, view]));
-    const origin =
-      this.settings.publicBaseUrl ?? `${request.protocol}://${request.headers.host ?? 'localhost'}`;
+    const origin = dashboardOrigin(this.settings, request);
     return {
       object: 'dashboard_overview',
       base_url: `${origin}/v1`,
@@ -84,65 +70,15 @@ export class DashboardApiController {
     };
   }
 
-  /** The Keys page in one call: one page of keys with their last use, and the models for the form. */
-  @Get('keys')
-  async listKeys(@Query() query: ListKeysQuery) {
-    const perPage = query.per_page ?? 20;
-    const page = query.page ?? 1;
-    const search = query.search?.trim().toLowerCase();
-    // Newest first, so a key just created is on the first page.
-    const all = (await this.keys.list())
-      .filter(
-        (key) =>
-          !search ||
-          key.name.toLowerCase().includes(search) ||
-          key.keyPrefix.toLowerCase().includes(search),
-      )
-      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
-    const slice = all.slice((page - 1) * perPage, page * perPage);
-    const lastUsed = await this.usage.lastUsed(slice.map((key) => key.id));
-    return {
-      object: 'list',
-      data: slice.map((key) => ({
-        ...presentKey(key),
-        last_used_at: lastUsed.get(key.id)?.toISOString() ?? null,
-      })),
-      page,
-      per_page: perPage,
-      total: all.length,
-      models: this.models.publicModels(),
-    };
-  }
-
-  @Post('keys')
-  async createKey(@Body() body: CreateKeyDto) {
-    this.assertKnownModels(body.allowed_models);
-    return presentCreatedKey(await this.keys.create({ name: body.name, ...toKeySettings(body) }));
-  }
-
-  @Post('keys/:id/revoke')
-  @HttpCode(200)
-  async revoke(@Param('id') id: string) {
-    return presentKey(await this.keys.revoke(id));
-  }
-
-  @Post('keys/:id/rotate')
-  @HttpCode(200)
-  async rotate(@Param('id') id: string, @Body() body: RotateKeyDto) {
-    return presentCreatedKey(
-      await this.keys.rotate(id, {
-        graceSeconds: body.grace_seconds ?? DEFAULT_ROTATION_GRACE_SECONDS,
-      }),
-    );
-  }
-
   /**
    * The Usage page in one call: per time bucket, requests, errors, tokens and mean latency,
-   * per key, per model and per endpoint (chat_completions, messages, responses). The bucket grows with the
-   * range so a chart has ~60 points, and is whole days beyond two days (usageBucketSeconds).
+   * per key, per model and per endpoint (chat_completions, messages, responses). The bucket grows
+   * with the range so a chart has ~60 points, and is whole days beyond two days
+   * (usageBucketSeconds). A team admin or a member sees only the keys in their reach.
    */
   @Get('usage')
-  async usageSeries(@Query() query: UsageSeriesQuery) {
+  @Requires('usage.read')
+  async usageSeries(@Query() query: UsageSeriesQuery, @CurrentAccess() access: Access) {
     const to = query.to ? new Date(query.to) : new Date();
     const from = query.from ? new Date(query.from) : new Date(to.getTime() - DAY_MS);
     if (from >= to)
@@ -156,8 +92,12 @@ export class DashboardApiController {
         message: 'The range may span at most 366 days.',
       });
     const bucketSeconds = usageBucketSeconds(from, to);
-    const rows = await this.usage.buckets(from, to, bucketSeconds);
-    const names = await this.keys.namesById();
+    const keys = await this.keys.list();
+    const names = new Map(keys.map((key) => [key.id, key.name]));
+    const inReach = new Set(keys.filter((key) => access.canReadKey(key)).map((key) => key.id));
+    const rows = (await this.usage.buckets(from, to, bucketSeconds)).filter(
+      (row) => access.readsAll || inReach.has(row.keyId),
+    );
     return {
       object: 'dashboard_usage',
       from: from.toISOString(),
@@ -179,17 +119,6 @@ export class DashboardApiController {
         (endpoint) => endpoint,
       ),
     };
-  }
-
-  private assertKnownModels(models: string[] | null | undefined): void {
-    const known = this.models.publicModels();
-    const unknown = (models ?? []).filter((model) => !known.includes(model));
-    if (unknown.length > 0) {
-      throw new GatewayException('invalid_parameter', {
-        param: 'allowed_models',
-        message: `Unknown model(s) in allowed_models: ${unknown.join(', ')}.`,
-      });
-    }
   }
 }
 

@@ -2,14 +2,55 @@ import type { Request, Response } from 'express';
 
 export const SESSION_COOKIE = 'gateway_dashboard';
 const COOKIE_PATH = '/dashboard';
+/** The SSO sign-in's transaction id, between the redirect to the provider and its way back. */
+export const SIGN_IN_COOKIE = 'gateway_dashboard_signin';
+const SIGN_IN_PATH = '/dashboard/auth';
 
-/** The session cookie's value, from a Cookie header parsed by hand (one cookie, no dependency). */
-export function sessionCookie(request: Request): string | undefined {
+/** A cookie's value, from a Cookie header parsed by hand (two cookies, no dependency). */
+export function readCookie(request: Request, cookie: string): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const [name, ...value] = part.trim().split('=');
-    if (name === SESSION_COOKIE) return value.join('=') || undefined;
+    if (name === cookie) return value.join('=') || undefined;
   }
   return undefined;
+}
+
+export function sessionCookie(request: Request): string | undefined {
+  return readCookie(request, SESSION_COOKIE);
+}
+
+/**
+ * SameSite=Lax, unlike the session's Strict: the provider sends the browser back with a
+ * cross-site top-level GET, which carries Lax cookies and not Strict ones. HttpOnly, scoped to
+ * /dashboard/auth, and short-lived: it holds only a random id of a server-side transaction.
+ */
+export function setSignInCookie(
+  request: Request,
+  response: Response,
+  id: string,
+  maxAgeMs: number,
+  publicBaseUrl: string | null,
+): void {
+  response.cookie(SIGN_IN_COOKIE, id, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: isHttps(request, publicBaseUrl),
+    path: SIGN_IN_PATH,
+    maxAge: maxAgeMs,
+  });
+}
+
+export function clearSignInCookie(
+  request: Request,
+  response: Response,
+  publicBaseUrl: string | null,
+): void {
+  response.clearCookie(SIGN_IN_COOKIE, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: isHttps(request, publicBaseUrl),
+    path: SIGN_IN_PATH,
+  });
 }
 
 /**

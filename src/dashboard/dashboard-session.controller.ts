@@ -5,6 +5,7 @@ import {
   Get,
   HttpCode,
   Inject,
+  Logger,
   Post,
   Req,
   Res,
@@ -14,6 +15,12 @@ import type { Request, Response } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Public } from '../auth/public.decorator';
 import { GatewayException } from '../common/errors/gateway.exception';
+import type { Access } from '../identity/access';
+import { CurrentAccess, Requires } from '../identity/current-access.decorator';
+import { IdentityService } from '../identity/identity.service';
+import { OidcClient } from '../identity/oidc-client.service';
+import { ADMIN_KEY_PRINCIPAL, auditScopeOf } from '../identity/principal';
+import { roleName } from '../identity/roles';
 import { CounterStore } from '../limits/counters/counter-store';
 import { clearSessionCookie, setSessionCookie } from './dashboard-cookie';
 import { DashboardSessionService } from './dashboard-session.service';
@@ -22,21 +29,38 @@ import {
   DashboardRequest,
   DashboardSessionGuard,
 } from './dashboard-session.guard';
-import { DashboardSettings } from './dashboard-settings';
+import { DashboardSettings, dashboardOrigin } from './dashboard-settings';
 import { SignInDto } from './dto/sign-in.dto';
 
-/** Sign-in (admin key for a session cookie), the session's CSRF token, and sign-out. */
+/**
+ * The sign-in page's choices, admin-key sign-in (the key for a session cookie), the session's
+ * identity, roles and CSRF token, and sign-out. SSO sign-in is DashboardSsoController's.
+ */
 @Public() // no virtual key: the admin key or the session cookie is the credential here
 @Controller('dashboard/api/session')
 export class DashboardSessionController {
+  private readonly logger = new Logger('Dashboard');
   private readonly expected: Buffer | null;
 
   constructor(
     private readonly sessions: DashboardSessionService,
+    private readonly identity: IdentityService,
+    private readonly oidc: OidcClient,
     @Inject(CounterStore) private readonly counters: CounterStore,
     @Inject(DashboardSettings) private readonly settings: DashboardSettings,
   ) {
     this.expected = settings.adminKey ? sha256(settings.adminKey) : null;
+  }
+
+  /** What the sign-in page offers: the admin-key form, the SSO button, or both. */
+  @Get('options')
+  options() {
+    assertDashboardEnabled(this.settings);
+    return {
+      object: 'dashboard_sign_in_options',
+      admin_key: this.settings.adminKeySignIn,
+      sso: this.settings.sso,
+    };
   }
 
   /**
@@ -44,7 +68,7 @@ export class DashboardSessionController {
    * locked out by a neighbour's successes, and guessing stops after a few tries. Every attempt is
    * charged up front and a success gives its charge back, so concurrent guesses cannot slip past
    * the limit. No CSRF token exists yet; SameSite=Strict and the JSON-only body keep other sites
-   * from signing a browser in.
+   * from signing a browser in. Each sign-in and each wrong key writes an audit row.
    */
   @Post()
   @HttpCode(200)
@@ -54,6 +78,12 @@ export class DashboardSessionController {
     @Res({ passthrough: true }) response: Response,
   ) {
     assertDashboardEnabled(this.settings);
+    if (!this.settings.adminKeySignIn)
+      throw new GatewayException('not_found', {
+        message: this.settings.adminKey
+          ? 'Admin-key sign-in is off (DASHBOARD_ADMIN_KEY_SIGNIN=off): sign in with SSO.'
+          : 'Admin-key sign-in needs ADMIN_API_KEY: sign in with SSO.',
+      });
     const failures = {
       key: `dashboard:{signin:${request.ip ?? 'unknown'}}:failures`,
       limit: this.settings.signInFailureLimit,
@@ -61,14 +91,18 @@ export class DashboardSessionController {
     };
     const attempt = await this.counters.consume([failures], 1);
     if (!attempt.allowed) throw this.lockedOut(attempt.counters[0].resetMs);
-    if (!timingSafeEqual(sha256(body.admin_key), this.expected!))
+    const origin = auditScopeOf(null, request);
+    if (!timingSafeEqual(sha256(body.admin_key), this.expected!)) {
+      await this.identity.recordFailedSignIn('admin_key', 'invalid_admin_key', origin);
       throw new GatewayException('invalid_admin_key');
+    }
     await this.counters.adjust(
       [{ key: failures.key, endsAt: attempt.counters[0].endsAt }],
       -1,
       attempt.backend,
     );
-    const { secret, session } = this.sessions.create();
+    await this.identity.recordAdminKeySignIn(ADMIN_KEY_PRINCIPAL, origin);
+    const { secret, session } = this.sessions.create(ADMIN_KEY_PRINCIPAL);
     setSessionCookie(request, response, secret, this.settings.publicBaseUrl);
     return {
       object: 'dashboard_session',
@@ -77,23 +111,56 @@ export class DashboardSessionController {
     };
   }
 
-  /** The page asks once per load whether it is signed in, and learns its CSRF token. */
+  /** The page asks once per load who is signed in, what they may do, and learns its CSRF token. */
   @Get()
   @UseGuards(DashboardSessionGuard)
-  current(@Req() request: DashboardRequest) {
+  @Requires('session')
+  current(@Req() request: DashboardRequest, @CurrentAccess() access: Access) {
+    const { principal, csrfToken } = request.dashboardSession!;
     return {
       object: 'dashboard_session',
-      csrf_token: request.dashboardSession!.csrfToken,
+      csrf_token: csrfToken,
       idle_timeout_seconds: Math.round(this.sessions.idleMs / 1000),
+      method: principal.kind === 'admin_key' ? 'admin_key' : 'sso',
+      user:
+        principal.kind === 'user'
+          ? { id: principal.userId, email: principal.email, name: principal.name }
+          : null,
+      roles: principal.roles.map(roleName),
+      permissions: permissionsOf(access),
     };
   }
 
+  /**
+   * Ends the session (204). After an SSO sign-in at a provider that offers RP-initiated logout,
+   * 200 with `logout_url`, the provider's page that ends its own session too and comes back to
+   * /dashboard. The session ends even when its audit row cannot be written: signing out must
+   * always work; the failure is logged.
+   */
   @Delete()
-  @HttpCode(204)
   @UseGuards(DashboardSessionGuard)
-  signOut(@Req() request: DashboardRequest, @Res({ passthrough: true }) response: Response): void {
-    this.sessions.end(request.dashboardSession!);
+  @Requires('session')
+  async signOut(@Req() request: DashboardRequest, @Res({ passthrough: true }) response: Response) {
+    const session = request.dashboardSession!;
+    this.sessions.end(session);
     clearSessionCookie(request, response, this.settings.publicBaseUrl);
+    await this.identity
+      .recordSignOut(session.principal, auditScopeOf(session.principal, request))
+      .catch((error: Error) =>
+        this.logger.error(`the sign-out's audit row could not be written: ${error.message}`),
+      );
+    const logoutUrl = session.idToken
+      ? await this.oidc.endSessionUrl(
+          session.idToken,
+          `${dashboardOrigin(this.settings, request)}/dashboard`,
+        )
+      : null;
+    if (!logoutUrl) {
+      response.status(204);
+      return;
+    }
+    response.status(200);
+    return { object: 'dashboard_sign_out', logout_url: logoutUrl };
   }
 
   private lockedOut(resetMs: number): GatewayException {
@@ -103,6 +170,17 @@ export class DashboardSessionController {
       headers: { 'Retry-After': String(retryAfter) },
     });
   }
+}
+
+/** What the page may show; the server checks every call again. */
+export function permissionsOf(access: Access) {
+  return {
+    overview: access.can('overview.read'),
+    keys: access.can('keys.read'),
+    create_keys: access.can('keys.write'),
+    usage: access.can('usage.read'),
+    audit: access.can('audit.read'),
+  };
 }
 
 function sha256(value: string): Buffer {

@@ -1,6 +1,10 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { GatewayException } from '../common/errors/gateway.exception';
+import { MemoizedReflector } from '../common/metadata/memoized-reflector';
+import type { Capability } from '../identity/access';
+import { AccessService } from '../identity/access.service';
+import { REQUIRES } from '../identity/current-access.decorator';
 import { CounterStore } from '../limits/counters/counter-store';
 import { sessionCookie } from './dashboard-cookie';
 import { DashboardSession, DashboardSessionService } from './dashboard-session.service';
@@ -12,16 +16,19 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Every collection endpoint but sign-in: a live session (401), at most DASHBOARD_RATE_LIMIT calls
- * per DASHBOARD_RATE_WINDOW_MS per session (429 + Retry-After), and for state-changing
- * calls the session's CSRF token in `X-CSRF-Token` (403). The counter store is the gateway's,
- * so the limit holds across instances once REDIS_URL is set.
+ * per DASHBOARD_RATE_WINDOW_MS per session (429 + Retry-After), for state-changing calls the
+ * session's CSRF token in `X-CSRF-Token` (403), and the route's @Requires capability for the
+ * roles read at sign-in (403 permission_denied; a session without a role only sees itself). The
+ * counter store is the gateway's, so the limit holds across instances once REDIS_URL is set.
  */
 @Injectable()
 export class DashboardSessionGuard implements CanActivate {
   constructor(
     private readonly sessions: DashboardSessionService,
+    private readonly accessService: AccessService,
     @Inject(CounterStore) private readonly counters: CounterStore,
     @Inject(DashboardSettings) private readonly settings: DashboardSettings,
+    @Inject(MemoizedReflector) private readonly reflector: MemoizedReflector,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -29,12 +36,19 @@ export class DashboardSessionGuard implements CanActivate {
     assertDashboardEnabled(this.settings);
     const session = this.sessions.touch(sessionCookie(request));
     if (!session) throw new GatewayException('dashboard_session_required');
+    const required =
+      (this.reflector.get(REQUIRES, context.getHandler()) as Capability | 'session' | undefined) ??
+      (this.reflector.get(REQUIRES, context.getClass()) as Capability | 'session' | undefined);
 
+    // Signing out is never refused for going too fast.
+    const signOut = required === 'session' && request.method === 'DELETE';
     const { rateLimit: limit, rateWindowMs: windowMs } = this.settings;
-    const result = await this.counters.consume(
-      [{ key: `dashboard:{${session.id}}:requests`, limit, windowMs }],
-      1,
-    );
+    const result = signOut
+      ? { allowed: true as const }
+      : await this.counters.consume(
+          [{ key: `dashboard:{${session.id}}:requests`, limit, windowMs }],
+          1,
+        );
     if (!result.allowed) {
       const retryAfter = Math.max(1, Math.ceil(result.counters[0].resetMs / 1000));
       throw new GatewayException('rate_limit_exceeded', {
@@ -49,14 +63,23 @@ export class DashboardSessionGuard implements CanActivate {
     ) {
       throw new GatewayException('csrf_token_invalid');
     }
+
+    const access = await this.accessService.accessFor(session.principal);
+    if (!required || (required !== 'session' && !access.can(required)))
+      throw new GatewayException('permission_denied', {
+        message: access.none
+          ? 'You have no access to the dashboard: none of your groups is mapped to a role (OIDC_ROLES).'
+          : undefined,
+      });
     request.dashboardSession = session;
+    request.access = access;
     return true;
   }
 }
 
 export function assertDashboardEnabled(settings: DashboardSettings): void {
-  if (!settings.adminKey)
+  if (!settings.adminKey && !settings.sso)
     throw new GatewayException('not_found', {
-      message: 'The dashboard is disabled: set ADMIN_API_KEY to enable it.',
+      message: 'The dashboard is disabled: set ADMIN_API_KEY or OIDC_ISSUER_URL to enable it.',
     });
 }

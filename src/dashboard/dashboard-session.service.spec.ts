@@ -1,3 +1,4 @@
+import { ADMIN_KEY_PRINCIPAL } from '../identity/principal';
 import { DashboardSessionService } from './dashboard-session.service';
 import type { DashboardSettings } from './dashboard-settings';
 
@@ -9,7 +10,7 @@ describe('DashboardSessionService', () => {
 
   it('finds a session by its cookie secret, which it does not keep', () => {
     const sessions = new DashboardSessionService(settings);
-    const { secret, session } = sessions.create();
+    const { secret, session } = sessions.create(ADMIN_KEY_PRINCIPAL);
     expect(session.id).not.toBe(secret);
     expect(sessions.touch(secret)).toBe(session);
     expect(sessions.touch(`${secret}x`)).toBeUndefined();
@@ -18,7 +19,7 @@ describe('DashboardSessionService', () => {
 
   it('ends a session after the idle time; each request restarts the timer', () => {
     const sessions = new DashboardSessionService(settings);
-    const { secret } = sessions.create();
+    const { secret } = sessions.create(ADMIN_KEY_PRINCIPAL);
     jest.advanceTimersByTime(59_000);
     expect(sessions.touch(secret)).toBeDefined();
     jest.advanceTimersByTime(59_000);
@@ -29,15 +30,23 @@ describe('DashboardSessionService', () => {
     expect(sessions.touch(secret)).toBeUndefined();
   });
 
+  it('keeps who signed in, and the ID token for the provider’s logout', () => {
+    const sessions = new DashboardSessionService(settings);
+    const user = { ...ADMIN_KEY_PRINCIPAL, kind: 'user' as const, userId: 'u1', roles: [] };
+    const { secret } = sessions.create(user, 'id.token.value');
+    expect(sessions.touch(secret)).toMatchObject({ principal: user, idToken: 'id.token.value' });
+    expect(sessions.touch(sessions.create(ADMIN_KEY_PRINCIPAL).secret)?.idToken).toBeNull();
+  });
+
   it('ends a session on sign-out', () => {
     const sessions = new DashboardSessionService(settings);
-    const { secret, session } = sessions.create();
+    const { secret, session } = sessions.create(ADMIN_KEY_PRINCIPAL);
     sessions.end(session);
     expect(sessions.touch(secret)).toBeUndefined();
   });
 
   it('compares CSRF tokens exactly', () => {
-    const { session } = new DashboardSessionService(settings).create();
+    const { session } = new DashboardSessionService(settings).create(ADMIN_KEY_PRINCIPAL);
     expect(DashboardSessionService.csrfMatches(session, session.csrfToken)).toBe(true);
     expect(DashboardSessionService.csrfMatches(session, session.csrfToken.slice(1))).toBe(false);
     expect(DashboardSessionService.csrfMatches(session, undefined)).toBe(false);

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Principal } from '../identity/principal';
 import { DashboardSettings } from './dashboard-settings';
 
 export interface DashboardSession {
@@ -7,6 +8,10 @@ export interface DashboardSession {
   id: string;
   csrfToken: string;
   lastSeenAt: number;
+  /** Who signed in, with the roles read at sign-in. */
+  principal: Principal;
+  /** The SSO sign-in's ID token, the hint for the provider's logout; null for the admin key. */
+  idToken: string | null;
 }
 
 /**
@@ -29,13 +34,18 @@ export class DashboardSessionService {
   }
 
   /** A new session; the returned secret goes into the cookie and is not kept. */
-  create(): { secret: string; session: DashboardSession } {
+  create(
+    principal: Principal,
+    idToken: string | null = null,
+  ): { secret: string; session: DashboardSession } {
     this.sweep();
     const secret = randomBytes(32).toString('base64url');
     const session = {
       id: hash(secret),
       csrfToken: randomBytes(32).toString('base64url'),
       lastSeenAt: this.now(),
+      principal,
+      idToken,
     };
     this.sessions.set(session.id, session);
     return { secret, session };

@@ -18,6 +18,7 @@ export function aVirtualKey(overrides: Partial<VirtualKeyView> = {}): VirtualKey
     teamId: null,
     allowedModels: [],
     previousSecretExpiresAt: null,
+    ownerUserId: null,
     ...overrides,
   };
 }

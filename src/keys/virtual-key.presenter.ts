@@ -20,6 +20,7 @@ export function presentKey(key: VirtualKeyView) {
     team_id: key.teamId,
     allowed_models: key.allowedModels,
     previous_secret_expires_at: key.previousSecretExpiresAt?.toISOString() ?? null,
+    owner_user_id: key.ownerUserId,
   };
 }
 

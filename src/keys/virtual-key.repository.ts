@@ -40,36 +40,71 @@ export class VirtualKeyRepository {
     return this.prisma.virtualKey.count();
   }
 
-  /** A new key has a fresh random secret that no instance can have cached: no announcement. */
-  create(data: Prisma.VirtualKeyCreateInput): Promise<VirtualKey> {
-    return this.prisma.virtualKey.create({ data });
+  /**
+   * A new key and its audit row, in one transaction. A new key has a fresh random secret that no
+   * instance can have cached: no announcement.
+   */
+  create(data: Prisma.VirtualKeyCreateInput, audit: KeyAuditWrite): Promise<VirtualKey> {
+    return this.prisma.$transaction(async (tx) => {
+      const key = await tx.virtualKey.create({ data });
+      await audit(tx, null, key);
+      return key;
+    });
   }
 
   upsertByName(
     name: string,
     create: Prisma.VirtualKeyCreateInput,
     update: Prisma.VirtualKeyUpdateInput,
+    audit: KeyAuditWrite,
   ): Promise<VirtualKey> {
-    return this.writeAndAnnounce((tx) => tx.virtualKey.upsert({ where: { name }, create, update }));
+    return this.writeAndAnnounce(
+      { name },
+      (tx) => tx.virtualKey.upsert({ where: { name }, create, update }),
+      audit,
+    );
   }
 
-  update(id: string, data: Prisma.VirtualKeyUpdateInput): Promise<VirtualKey> {
-    return this.writeAndAnnounce((tx) => tx.virtualKey.update({ where: { id }, data }));
+  update(
+    id: string,
+    data: Prisma.VirtualKeyUpdateInput,
+    audit: KeyAuditWrite,
+  ): Promise<VirtualKey> {
+    return this.writeAndAnnounce(
+      { id },
+      (tx) => tx.virtualKey.update({ where: { id }, data }),
+      audit,
+    );
   }
 
   /**
-   * Writes and announces the change on KEY_CHANGE_CHANNEL in one transaction. Postgres delivers
-   * the notification only at commit, so no instance refills its cache from the old row, and a
-   * change is never committed without its announcement.
+   * Writes, records and announces the change on KEY_CHANGE_CHANNEL in one transaction: a change
+   * is never committed without its audit row or its announcement. Postgres delivers the
+   * notification only at commit, so no instance refills its cache from the old row. The row is
+   * locked first, so the audit's "before" is the version this write replaced.
    */
   private writeAndAnnounce(
+    where: { id: string } | { name: string },
     write: (tx: Prisma.TransactionClient) => Promise<VirtualKey>,
+    audit: KeyAuditWrite,
   ): Promise<VirtualKey> {
     return this.prisma.$transaction(async (tx) => {
+      if ('id' in where)
+        await tx.$executeRaw`SELECT 1 FROM virtual_keys WHERE id = ${where.id}::uuid FOR UPDATE`;
+      else await tx.$executeRaw`SELECT 1 FROM virtual_keys WHERE name = ${where.name} FOR UPDATE`;
+      const before = await tx.virtualKey.findUnique({ where });
       const key = await write(tx);
+      await audit(tx, before, key);
       // $executeRaw, not $queryRaw: pg_notify returns void, a column type Prisma cannot read.
       await tx.$executeRaw`SELECT pg_notify(${KEY_CHANGE_CHANNEL}, ${key.id})`;
       return key;
     });
   }
 }
+
+/** Writes the audit row of a key change inside its transaction; `before` is null for a new key. */
+export type KeyAuditWrite = (
+  tx: Prisma.TransactionClient,
+  before: VirtualKey | null,
+  after: VirtualKey,
+) => Promise<void>;

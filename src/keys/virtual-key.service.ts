@@ -1,10 +1,14 @@
 import { Injectable } from '@nestjs/common';
+import { changedFields } from '../audit/audit-redaction';
+import { AuditService } from '../audit/audit.service';
+import type { AuditAction, AuditScope } from '../audit/audit.types';
 import { GatewayException } from '../common/errors/gateway.exception';
 import { assertBudget } from '../common/time/budget-period';
 import { Prisma, type VirtualKey } from '../generated/prisma/client';
 import { VirtualKeyEvents } from './virtual-key-events';
+import { presentKey } from './virtual-key.presenter';
 import { displayPrefix, generateSecret, hashSecret, SECRET_FORMAT } from './virtual-key-secret';
-import { VirtualKeyRepository } from './virtual-key.repository';
+import { KeyAuditWrite, VirtualKeyRepository } from './virtual-key.repository';
 import {
   BudgetPeriod,
   CreatedVirtualKey,
@@ -25,26 +29,35 @@ export interface SeedKeyInput extends CreateVirtualKeyInput {
 /** The longest a rotated-out secret may keep working. */
 export const MAX_ROTATION_GRACE_SECONDS = 30 * 24 * 3600;
 
-/** Key management, shared by the CLI, the seed and the admin API. */
+/**
+ * Key management, shared by the CLI, the seed, the admin API and the dashboard. Every change
+ * writes its audit row in its own transaction; `scope` names who made it (the process itself
+ * when absent: `system` in the gateway, `cli` in the command line).
+ */
 @Injectable()
 export class VirtualKeyService {
   constructor(
     private readonly repository: VirtualKeyRepository,
     private readonly events: VirtualKeyEvents,
+    private readonly audit: AuditService,
   ) {}
 
-  async create(input: CreateVirtualKeyInput): Promise<CreatedVirtualKey> {
+  async create(input: CreateVirtualKeyInput, scope?: AuditScope): Promise<CreatedVirtualKey> {
     if (await this.repository.findByName(input.name)) throw nameTaken(input.name);
     assertBudget(input.tokenBudget ?? null, input.budgetUsd ?? null, input.budgetPeriod ?? null);
     await this.assertTeam(input.teamId);
     const secret = generateSecret();
     const key = await this.uniqueName(input.name, () =>
-      this.repository.create({
-        name: input.name,
-        keyPrefix: displayPrefix(secret),
-        secretHash: hashSecret(secret),
-        ...settings(input),
-      }),
+      this.repository.create(
+        {
+          name: input.name,
+          keyPrefix: displayPrefix(secret),
+          secretHash: hashSecret(secret),
+          ...settings(input),
+          ...(input.ownerUserId ? { owner: { connect: { id: input.ownerUserId } } } : {}),
+        },
+        this.recordAs('key.create', scope),
+      ),
     );
     return { key: toView(key), secret };
   }
@@ -67,7 +80,11 @@ export class VirtualKeyService {
   }
 
   /** Changes the given fields only. Usage and rate-limit counters live elsewhere and stay. */
-  async update(idOrName: string, input: UpdateVirtualKeyInput): Promise<VirtualKeyView> {
+  async update(
+    idOrName: string,
+    input: UpdateVirtualKeyInput,
+    scope?: AuditScope,
+  ): Promise<VirtualKeyView> {
     const key = await this.find(idOrName);
     if (
       input.name !== undefined &&
@@ -96,7 +113,7 @@ export class VirtualKeyService {
     );
     return toView(
       await this.uniqueName(input.name ?? key.name, () =>
-        this.announce(this.repository.update(key.id, data)),
+        this.announce(this.repository.update(key.id, data, this.recordAs('key.update', scope))),
       ),
     );
   }
@@ -112,17 +129,29 @@ export class VirtualKeyService {
   }
 
   /** Revokes by id or name; revoking twice keeps the first revocation time. */
-  async revoke(idOrName: string): Promise<VirtualKeyView> {
+  async revoke(idOrName: string, scope?: AuditScope): Promise<VirtualKeyView> {
     const key = await this.find(idOrName);
     if (key.revokedAt) return toView(key);
-    return toView(await this.announce(this.repository.update(key.id, { revokedAt: new Date() })));
+    return toView(
+      await this.announce(
+        this.repository.update(
+          key.id,
+          { revokedAt: new Date() },
+          this.recordAs('key.revoke', scope),
+        ),
+      ),
+    );
   }
 
   /**
    * Issues a new secret, shown once. The replaced one keeps working for graceSeconds so clients
    * can move over without downtime; a secret replaced earlier stops working at once.
    */
-  async rotate(idOrName: string, input: RotateVirtualKeyInput): Promise<CreatedVirtualKey> {
+  async rotate(
+    idOrName: string,
+    input: RotateVirtualKeyInput,
+    scope?: AuditScope,
+  ): Promise<CreatedVirtualKey> {
     const { graceSeconds } = input;
     if (
       !Number.isInteger(graceSeconds) ||
@@ -138,13 +167,17 @@ export class VirtualKeyService {
     if (keyState(key) === 'revoked') throw new GatewayException('key_already_revoked');
     const secret = generateSecret();
     const updated = await this.announce(
-      this.repository.update(key.id, {
-        keyPrefix: displayPrefix(secret),
-        secretHash: hashSecret(secret),
-        previousSecretHash: graceSeconds > 0 ? key.secretHash : null,
-        previousSecretExpiresAt:
-          graceSeconds > 0 ? new Date(Date.now() + graceSeconds * 1000) : null,
-      }),
+      this.repository.update(
+        key.id,
+        {
+          keyPrefix: displayPrefix(secret),
+          secretHash: hashSecret(secret),
+          previousSecretHash: graceSeconds > 0 ? key.secretHash : null,
+          previousSecretExpiresAt:
+            graceSeconds > 0 ? new Date(Date.now() + graceSeconds * 1000) : null,
+        },
+        this.recordAs('key.rotate', scope),
+      ),
     );
     return { key: toView(updated), secret };
   }
@@ -153,7 +186,7 @@ export class VirtualKeyService {
    * Idempotent upsert of an admin-declared key by name. Declared settings are overwritten;
    * nothing else about the key (its id, creation time, usage) is touched.
    */
-  async seed(input: SeedKeyInput): Promise<VirtualKeyView> {
+  async seed(input: SeedKeyInput, scope?: AuditScope): Promise<VirtualKeyView> {
     const secretHash =
       input.secretSha256?.toLowerCase() ?? (input.secret ? hashSecret(input.secret) : undefined);
     if (!secretHash || !/^[0-9a-f]{64}$/.test(secretHash)) {
@@ -172,7 +205,12 @@ export class VirtualKeyService {
     try {
       return toView(
         await this.announce(
-          this.repository.upsertByName(input.name, { name: input.name, ...declared }, declared),
+          this.repository.upsertByName(
+            input.name,
+            { name: input.name, ...declared },
+            declared,
+            this.recordAs('key.seed', scope),
+          ),
         ),
       );
     } catch (error) {
@@ -199,6 +237,27 @@ export class VirtualKeyService {
         message: `No virtual key with id or name "${idOrName}".`,
       });
     return key;
+  }
+
+  /**
+   * The audit row of a key change: the whole key for a creation, the fields that changed
+   * otherwise (updated_at aside). Keys as the API shows them: no hash, and the secret never.
+   */
+  private recordAs(action: AuditAction, scope: AuditScope | undefined): KeyAuditWrite {
+    return async (tx, before, after) => {
+      const now = auditSnapshot(after);
+      const diff = before ? changedFields(auditSnapshot(before), now) : null;
+      await this.audit.record(
+        tx,
+        {
+          action,
+          target: { type: 'key', id: after.id, name: after.name },
+          before: before ? (diff?.before ?? {}) : null,
+          after: before ? (diff?.after ?? {}) : now,
+        },
+        scope,
+      );
+    };
   }
 
   /** Tells this instance's caches at once; other instances hear it from Postgres at commit. */
@@ -259,5 +318,11 @@ export function toView(key: VirtualKey): VirtualKeyView {
     budgetPeriod: key.budgetPeriod as BudgetPeriod | null,
     allowedModels: key.allowedModels,
     previousSecretExpiresAt: key.previousSecretExpiresAt,
+    ownerUserId: key.ownerUserId,
   };
+}
+
+function auditSnapshot(key: VirtualKey): Record<string, unknown> {
+  const { updated_at: _updated, ...snapshot } = presentKey(toView(key));
+  return snapshot;
 }

@@ -22,6 +22,8 @@ export interface VirtualKeyView {
   teamId: string | null;
   /** Until when the secret replaced by the last rotation still works; null when none does. */
   previousSecretExpiresAt: Date | null;
+  /** The signed-in person who created the key (docs/sso.md); null for the admin key and the CLI. */
+  ownerUserId: string | null;
 }
 
 /** The settings an admin declares for a key (create, update, seed). */
@@ -38,6 +40,8 @@ export interface VirtualKeySettings {
 
 export interface CreateVirtualKeyInput extends VirtualKeySettings {
   name: string;
+  /** The creating user (admin_users.id), who may rotate and revoke it as a `member`. */
+  ownerUserId?: string | null;
 }
 
 /** A partial update: absent fields are left alone, null clears a field. */

@@ -85,7 +85,7 @@ const admin = (summary: string, extra: object = {}) => ({
   security: [{ adminKey: [] }],
   responses: {
     '200': { description: 'OK', ...json({ type: 'object' }) },
-    ...errors(401, 404, 429),
+    ...errors(401, 403, 404, 429),
   },
   ...extra,
 });
@@ -322,11 +322,23 @@ export const OPENAPI_DOCUMENT = {
         },
       }),
     },
+    '/admin/audit': {
+      get: admin('The audit log, newest first (admin and viewer roles); read-only.', {
+        operationId: 'auditLog',
+        parameters: ['from', 'to', 'actor', 'action', 'target', 'limit', 'cursor', 'format'].map(
+          (name) => ({ name, in: 'query', schema: { type: 'string' } }),
+        ),
+      }),
+    },
   },
   components: {
     securitySchemes: {
       virtualKey: { type: 'http', scheme: 'bearer', description: 'A virtual key (gk-...).' },
-      adminKey: { type: 'http', scheme: 'bearer', description: 'ADMIN_API_KEY.' },
+      adminKey: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'ADMIN_API_KEY, or a JWT of the identity provider (docs/sso.md).',
+      },
     },
     schemas: Object.assign({}, CHAT_COMPLETION_SCHEMAS, MESSAGES_SCHEMAS, EMBEDDINGS_SCHEMAS),
   },

@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { changedFields } from '../audit/audit-redaction';
+import { AuditService } from '../audit/audit.service';
+import type { AuditAction, AuditScope } from '../audit/audit.types';
 import { GatewayException } from '../common/errors/gateway.exception';
 import { assertBudget, type BudgetPeriod } from '../common/time/budget-period';
 import { Prisma, type Team } from '../generated/prisma/client';
-import { TeamsRepository } from './teams.repository';
+import { TeamAuditWrite, TeamsRepository } from './teams.repository';
 import type { CreateTeamInput, TeamView, UpdateTeamInput } from './team.types';
 
 /**
@@ -13,24 +16,33 @@ const TEAM_CACHE_TTL_MS = 5_000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Team management (admin API and CLI) and the cached lookup the request path uses. */
+/**
+ * Team management (admin API and CLI) and the cached lookup the request path uses. Every change
+ * writes its audit row in its transaction; `scope` names who made it (the process when absent).
+ */
 @Injectable()
 export class TeamsService {
   private readonly cache = new Map<string, { team: TeamView | null; until: number }>();
 
-  constructor(private readonly repository: TeamsRepository) {}
+  constructor(
+    private readonly repository: TeamsRepository,
+    private readonly audit: AuditService,
+  ) {}
 
-  async create(input: CreateTeamInput): Promise<TeamView> {
+  async create(input: CreateTeamInput, scope?: AuditScope): Promise<TeamView> {
     assertBudget(input.tokenBudget ?? null, input.budgetUsd ?? null, input.budgetPeriod ?? null);
     if (await this.repository.findByName(input.name)) throw nameTaken(input.name);
     const team = await this.uniqueName(input.name, () =>
-      this.repository.create({
-        name: input.name,
-        budgetUsd: input.budgetUsd ?? null,
-        tokenBudget: input.tokenBudget ?? null,
-        budgetPeriod: input.budgetPeriod ?? null,
-        allowedModels: input.allowedModels ?? [],
-      }),
+      this.repository.create(
+        {
+          name: input.name,
+          budgetUsd: input.budgetUsd ?? null,
+          tokenBudget: input.tokenBudget ?? null,
+          budgetPeriod: input.budgetPeriod ?? null,
+          allowedModels: input.allowedModels ?? [],
+        },
+        this.recordAs('team.create', scope),
+      ),
     );
     return this.remember(toView(team));
   }
@@ -48,7 +60,7 @@ export class TeamsService {
     return toView(await this.find(idOrName));
   }
 
-  async update(idOrName: string, input: UpdateTeamInput): Promise<TeamView> {
+  async update(idOrName: string, input: UpdateTeamInput, scope?: AuditScope): Promise<TeamView> {
     const team = await this.find(idOrName);
     if (
       input.name !== undefined &&
@@ -70,16 +82,20 @@ export class TeamsService {
     if (input.budgetPeriod !== undefined) data.budgetPeriod = input.budgetPeriod;
     if (input.allowedModels !== undefined) data.allowedModels = input.allowedModels;
     const updated = await this.uniqueName(input.name ?? team.name, () =>
-      this.repository.update(team.id, data),
+      this.repository.update(team.id, data, this.recordAs('team.update', scope)),
     );
     return this.remember(toView(updated));
   }
 
   /** Deletes a team; its keys stay, without a team. Returns how many keys left it. */
-  async remove(idOrName: string): Promise<{ team: TeamView; keysLeft: number }> {
-    const team = await this.find(idOrName);
-    const keysLeft = await this.repository.memberCount(team.id);
-    await this.repository.delete(team.id);
+  async remove(
+    idOrName: string,
+    scope?: AuditScope,
+  ): Promise<{ team: TeamView; keysLeft: number }> {
+    const { team, keysLeft } = await this.repository.delete(
+      (await this.find(idOrName)).id,
+      this.recordAs('team.delete', scope),
+    );
     this.cache.set(team.id, { team: null, until: Date.now() + TEAM_CACHE_TTL_MS });
     return { team: toView(team), keysLeft };
   }
@@ -119,6 +135,26 @@ export class TeamsService {
     return team;
   }
 
+  /** The audit row of a team change: the whole team when created or deleted, else what changed. */
+  private recordAs(action: AuditAction, scope: AuditScope | undefined): TeamAuditWrite {
+    return async (tx, before, after) => {
+      const old = before && auditSnapshot(before);
+      const now = after && auditSnapshot(after);
+      const diff = old && now ? changedFields(old, now) : null;
+      const team = (after ?? before)!;
+      await this.audit.record(
+        tx,
+        {
+          action,
+          target: { type: 'team', id: team.id, name: team.name },
+          before: old && now ? (diff?.before ?? {}) : old,
+          after: old && now ? (diff?.after ?? {}) : now,
+        },
+        scope,
+      );
+    };
+  }
+
   private remember(team: TeamView): TeamView {
     this.cache.set(team.id, { team, until: Date.now() + TEAM_CACHE_TTL_MS });
     return team;
@@ -155,6 +191,11 @@ function toView(team: Team): TeamView {
     budgetPeriod: team.budgetPeriod as BudgetPeriod | null,
     allowedModels: team.allowedModels,
   };
+}
+
+function auditSnapshot(team: Team): Record<string, unknown> {
+  const { updated_at: _updated, ...snapshot } = presentTeam(toView(team));
+  return snapshot;
 }
 
 /** A team as the admin API and the CLI show it. */

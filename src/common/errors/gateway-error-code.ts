@@ -75,6 +75,11 @@ export const GATEWAY_ERRORS = {
     type: 'invalid_request_error',
     message: 'Incorrect admin key provided.',
   },
+  invalid_admin_token: {
+    status: 401,
+    type: 'invalid_request_error',
+    message: 'The bearer token is not a valid token of the configured identity provider.',
+  },
   dashboard_session_required: {
     status: 401,
     type: 'invalid_request_error',
@@ -89,6 +94,11 @@ export const GATEWAY_ERRORS = {
     status: 403,
     type: 'permission_error',
     message: 'Missing or wrong X-CSRF-Token header for this dashboard session.',
+  },
+  permission_denied: {
+    status: 403,
+    type: 'permission_error',
+    message: 'Your role does not allow this.',
   },
   not_found: { status: 404, type: 'invalid_request_error', message: 'Unknown route.' },
   model_not_found: {

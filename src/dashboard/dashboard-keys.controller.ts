@@ -1,0 +1,127 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { CreateKeyDto } from '../admin/dto/create-key.dto';
+import { toKeySettings } from '../admin/dto/key-settings.dto';
+import { DEFAULT_ROTATION_GRACE_SECONDS, RotateKeyDto } from '../admin/dto/rotate-key.dto';
+import { assertMayCreateKey, KEY_OF_ANOTHER } from '../admin/key-access';
+import { assertKnownModels } from '../admin/known-models';
+import type { AuditScope } from '../audit/audit.types';
+import { Public } from '../auth/public.decorator';
+import { GatewayConfigService } from '../config/gateway-config.service';
+import type { Access } from '../identity/access';
+import { ChangeScope, CurrentAccess, Requires } from '../identity/current-access.decorator';
+import { presentCreatedKey, presentKey } from '../keys/virtual-key.presenter';
+import { VirtualKeyService } from '../keys/virtual-key.service';
+import { TeamsService } from '../teams/teams.service';
+import { DashboardSessionGuard } from './dashboard-session.guard';
+import { DashboardUsageService } from './dashboard-usage.service';
+import { ListKeysQuery } from './dto/list-keys.query';
+
+/**
+ * The Keys page: the keys in the signed-in person's reach (all for an admin or a viewer, their
+ * teams' for a team admin, their own for a member), and the actions their role allows, enforced
+ * here as on the admin API.
+ */
+@Public() // no virtual key: DashboardSessionGuard checks the session instead
+@UseGuards(DashboardSessionGuard)
+@Controller('dashboard/api/keys')
+export class DashboardKeysController {
+  constructor(
+    private readonly keys: VirtualKeyService,
+    private readonly teams: TeamsService,
+    private readonly models: GatewayConfigService,
+    private readonly usage: DashboardUsageService,
+  ) {}
+
+  /** One page of keys with their last use, and what the create form offers. */
+  @Get()
+  @Requires('keys.read')
+  async list(@Query() query: ListKeysQuery, @CurrentAccess() access: Access) {
+    const perPage = query.per_page ?? 20;
+    const page = query.page ?? 1;
+    const search = query.search?.trim().toLowerCase();
+    // Newest first, so a key just created is on the first page.
+    const all = (await this.keys.list())
+      .filter((key) => access.canReadKey(key))
+      .filter(
+        (key) =>
+          !search ||
+          key.name.toLowerCase().includes(search) ||
+          key.keyPrefix.toLowerCase().includes(search),
+      )
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    const slice = all.slice((page - 1) * perPage, page * perPage);
+    const lastUsed = await this.usage.lastUsed(slice.map((key) => key.id));
+    const teams = await this.teams.list();
+    const teamNames = new Map(teams.map((team) => [team.id, team.name]));
+    return {
+      object: 'list',
+      data: slice.map((key) => ({
+        ...presentKey(key),
+        team_name: key.teamId ? (teamNames.get(key.teamId) ?? null) : null,
+        last_used_at: lastUsed.get(key.id)?.toISOString() ?? null,
+        can_write: access.canWriteKey(key),
+      })),
+      page,
+      per_page: perPage,
+      total: all.length,
+      models: this.models.publicModels(),
+      create: {
+        allowed: access.can('keys.write'),
+        without_team: access.canCreateKey(null),
+        teams: teams
+          .filter((team) => access.canCreateKey(team.id))
+          .map((team) => ({ id: team.id, name: team.name })),
+      },
+    };
+  }
+
+  @Post()
+  @Requires('keys.write')
+  async create(
+    @Body() body: CreateKeyDto,
+    @CurrentAccess() access: Access,
+    @ChangeScope() scope: AuditScope,
+  ) {
+    assertKnownModels(this.models.publicModels(), body.allowed_models);
+    assertMayCreateKey(access, body.team_id);
+    return presentCreatedKey(
+      await this.keys.create(
+        { name: body.name, ...toKeySettings(body), ownerUserId: access.principal.userId },
+        scope,
+      ),
+    );
+  }
+
+  @Post(':id/revoke')
+  @HttpCode(200)
+  @Requires('keys.write')
+  async revoke(
+    @Param('id') id: string,
+    @CurrentAccess() access: Access,
+    @ChangeScope() scope: AuditScope,
+  ) {
+    const key = await this.keys.get(id);
+    access.assert(access.canWriteKey(key), KEY_OF_ANOTHER);
+    return presentKey(await this.keys.revoke(key.id, scope));
+  }
+
+  @Post(':id/rotate')
+  @HttpCode(200)
+  @Requires('keys.write')
+  async rotate(
+    @Param('id') id: string,
+    @Body() body: RotateKeyDto,
+    @CurrentAccess() access: Access,
+    @ChangeScope() scope: AuditScope,
+  ) {
+    const key = await this.keys.get(id);
+    access.assert(access.canWriteKey(key), KEY_OF_ANOTHER);
+    return presentCreatedKey(
+      await this.keys.rotate(
+        key.id,
+        { graceSeconds: body.grace_seconds ?? DEFAULT_ROTATION_GRACE_SECONDS },
+        scope,
+      ),
+    );
+  }
+}

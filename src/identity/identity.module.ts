@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { AccessService } from './access.service';
+import { AdminUsersRepository } from './admin-users.repository';
+import { IdentitySettings, identitySettingsFrom } from './identity-settings';
+import { IdentityService } from './identity.service';
+import { OidcClient } from './oidc-client.service';
+import { SignInTransactions } from './sign-in-transactions';
+
+/**
+ * Identity for the admin side (docs/sso.md): OpenID Connect sign-in, bearer JWTs, roles from
+ * the provider's groups, and the Access checks the admin API and the dashboard enforce.
+ */
+@Module({
+  providers: [
+    { provide: IdentitySettings, inject: [AppConfig], useFactory: identitySettingsFrom },
+    OidcClient,
+    SignInTransactions,
+    AdminUsersRepository,
+    IdentityService,
+    AccessService,
+  ],
+  exports: [IdentitySettings, OidcClient, SignInTransactions, IdentityService, AccessService],
+})
+export class IdentityModule {}

@@ -1,0 +1,363 @@
+import { NestFactory } from '@nestjs/core';
+import type { INestApplicationContext } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import request from 'supertest';
+import { CliModule } from '../src/cli/cli.module';
+import { loadAppConfig } from '../src/config/app-config';
+import { createKey, revokeKey, rotateKey } from '../src/cli/commands';
+import { createTeam, deleteTeam, updateKey, updateTeam } from '../src/cli/spend-commands';
+import { adminApi, ADMIN_KEY } from './support/admin';
+import { buildDashboard, dashboardSignIn } from './support/dashboard';
+import { TestOidcProvider } from './support/oidc-provider';
+import { csrfOf, ssoSignIn } from './support/sso';
+import { startTestApp, TestApp } from './support/test-app';
+
+const run = `${process.pid}-${Date.now()}`;
+
+async function query(sql: string, params: unknown[] = []) {
+  const db = new Client({ connectionString: process.env.DATABASE_URL });
+  await db.connect();
+  try {
+    return (await db.query(sql, params)).rows;
+  } finally {
+    await db.end();
+  }
+}
+
+const rowsFor = (target: string) =>
+  query('SELECT * FROM audit_log WHERE target_name = $1 OR target_id = $1 ORDER BY id', [target]);
+
+describe('audit log: one row per change, with who, what, from where, and no secret', () => {
+  let gateway: TestApp;
+  let provider: TestOidcProvider;
+  let dir: string;
+  let configFile: string;
+  const secrets: string[] = [];
+  const admin = () => adminApi(gateway.url);
+
+  beforeAll(async () => {
+    buildDashboard();
+    dir = mkdtempSync(join(tmpdir(), 'gateway-audit-'));
+    configFile = join(dir, 'gateway.yaml');
+    writeFileSync(configFile, JSON.stringify({ models: { 'alpha-k3': [{ provider: 'mock' }] } }));
+    provider = await TestOidcProvider.start({
+      alice: { email: 'Alice@Example.com', name: 'Alice', groups: ['admins'] },
+      victor: { email: 'victor@example.com', name: 'Victor', groups: ['auditors'] },
+    });
+    gateway = await startTestApp({
+      env: {
+        ADMIN_API_KEY: ADMIN_KEY,
+        GATEWAY_CONFIG: configFile,
+        ADMIN_RATE_LIMIT: '1000',
+        DASHBOARD_RATE_LIMIT: '1000',
+        OIDC_ISSUER_URL: provider.issuer,
+        OIDC_CLIENT_ID: provider.clientId,
+        OIDC_CLIENT_SECRET: provider.clientSecret,
+        OIDC_SCOPES: 'openid email profile groups',
+        OIDC_ROLES: JSON.stringify({ admins: 'admin', auditors: 'viewer' }),
+      },
+    });
+    provider.allowGateway(gateway.url);
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await provider?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('records the admin API’s key, team, budget and config changes', async () => {
+    const team = await admin().post('/teams', { name: `team-${run}` });
+    await admin().patch(`/teams/${team.body.id}`, { budget_usd: '100', budget_period: 'month' });
+    const created = await admin()
+      .post('/keys', { name: `key-${run}`, team_id: team.body.id })
+      .set('x-request-id', `req-audit-${run}`);
+    expect(created.status).toBe(201);
+    secrets.push(created.body.secret);
+    await admin().patch(`/keys/${created.body.id}`, { budget_usd: '25.5', budget_period: 'day' });
+    const rotated = await admin().post(`/keys/${created.body.id}/rotate`, { grace_seconds: 60 });
+    secrets.push(rotated.body.secret);
+    await admin().post(`/keys/${created.body.id}/revoke`);
+    await admin().delete(`/teams/${team.body.id}`);
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        models: { 'alpha-k3': [{ provider: 'mock' }], 'beta-v4': [{ provider: 'mock' }] },
+      }),
+    );
+    expect((await admin().post('/config/reload')).status).toBe(200);
+
+    const keyRows = await rowsFor(created.body.id);
+    expect(keyRows.map((row) => row.action)).toEqual([
+      'key.create',
+      'key.update',
+      'key.rotate',
+      'key.revoke',
+    ]);
+    for (const row of keyRows)
+      expect(row).toMatchObject({
+        actor_type: 'admin_key',
+        actor_id: null,
+        target_type: 'key',
+        target_name: `key-${run}`,
+        source_ip: expect.stringMatching(/127\.0\.0\.1/),
+        request_id: expect.stringMatching(/^req/),
+      });
+    expect(keyRows[0]).toMatchObject({
+      request_id: `req-audit-${run}`,
+      before: null,
+      after: expect.objectContaining({
+        name: `key-${run}`,
+        team_id: team.body.id,
+        status: 'active',
+      }),
+    });
+    // A budget change: exactly the fields that changed, before and after.
+    expect(keyRows[1]).toMatchObject({
+      before: { budget_usd: null, budget_period: null },
+      after: { budget_usd: '25.5', budget_period: 'day' },
+    });
+    expect(keyRows[2].before.key_prefix).toBe(created.body.key_prefix);
+    expect(keyRows[2].after.key_prefix).toBe(rotated.body.key_prefix);
+    expect(keyRows[3]).toMatchObject({
+      before: { status: 'active', revoked_at: null },
+      after: { status: 'revoked', revoked_at: expect.any(String) },
+    });
+
+    const teamRows = await rowsFor(team.body.id);
+    expect(teamRows.map((row) => [row.action, row.before, row.after])).toEqual([
+      ['team.create', null, expect.objectContaining({ name: `team-${run}`, budget_usd: null })],
+      [
+        'team.update',
+        { budget_usd: null, budget_period: null },
+        { budget_usd: '100', budget_period: 'month' },
+      ],
+      ['team.delete', expect.objectContaining({ budget_usd: '100' }), null],
+    ]);
+
+    const [reload] = await query(
+      `SELECT * FROM audit_log WHERE action = 'config.reload' AND target_name = $1`,
+      [configFile],
+    );
+    expect(reload).toMatchObject({
+      actor_type: 'admin_key',
+      target_type: 'config',
+      before: { models: ['alpha-k3'] },
+      after: { models: ['alpha-k3', 'beta-v4'] },
+    });
+  });
+
+  it('records dashboard changes and sign-ins with the signed-in person as the actor', async () => {
+    const sso = await ssoSignIn(gateway.url, provider, 'alice');
+    const csrf = await csrfOf(gateway.url, sso.cookie!);
+    const created = await request(gateway.url)
+      .post('/dashboard/api/keys')
+      .set('Cookie', sso.cookie!)
+      .set('X-CSRF-Token', csrf)
+      .send({ name: `dash-${run}` });
+    secrets.push(created.body.secret);
+    const session = await dashboardSignIn(gateway.url);
+    const rotated = await request(gateway.url)
+      .post(`/dashboard/api/keys/${created.body.id}/rotate`)
+      .set('Cookie', session.cookie)
+      .set('X-CSRF-Token', session.csrf)
+      .send({});
+    secrets.push(rotated.body.secret);
+    const wrong = await request(gateway.url)
+      .post('/dashboard/api/session')
+      .send({ admin_key: `${ADMIN_KEY}-wrong` });
+    expect(wrong.status).toBe(401);
+
+    const [create, rotate] = await rowsFor(created.body.id);
+    const [user] = await query('SELECT id FROM admin_users WHERE subject = $1', ['alice']);
+    expect(create).toMatchObject({
+      action: 'key.create',
+      actor_type: 'user',
+      actor_id: user.id,
+      actor_email: 'Alice@Example.com',
+      after: expect.objectContaining({ owner_user_id: user.id }),
+    });
+    expect(rotate).toMatchObject({ action: 'key.rotate', actor_type: 'admin_key' });
+    const signIns = await query(
+      `SELECT action, actor_type, after FROM audit_log WHERE action LIKE 'auth.%' AND created_at > now() - interval '1 minute' ORDER BY id`,
+    );
+    expect(signIns).toEqual(
+      expect.arrayContaining([
+        {
+          action: 'auth.sign_in',
+          actor_type: 'user',
+          after: expect.objectContaining({ method: 'sso' }),
+        },
+        { action: 'auth.sign_in', actor_type: 'admin_key', after: { method: 'admin_key' } },
+        {
+          action: 'auth.sign_in_failed',
+          actor_type: 'anonymous',
+          after: { method: 'admin_key', reason: 'invalid_admin_key' },
+        },
+      ]),
+    );
+  });
+
+  it('records CLI changes as `cli` with the operating-system user', async () => {
+    const cli: INestApplicationContext = await NestFactory.createApplicationContext(
+      CliModule.forCommand(loadAppConfig(process.env), { allowUnmigrated: false }),
+      { logger: false },
+    );
+    const lines: string[] = [];
+    const io = { out: (text: string) => void lines.push(text) };
+    try {
+      await createTeam(cli, { name: `cli-team-${run}`, json: true }, io);
+      await updateTeam(
+        cli,
+        `cli-team-${run}`,
+        { budgetUsd: '9', budgetPeriod: 'day', json: true },
+        io,
+      );
+      await createKey(cli, { name: `cli-key-${run}`, json: true }, io);
+      secrets.push(JSON.parse(lines[2]).secret);
+      await updateKey(cli, `cli-key-${run}`, { team: `cli-team-${run}`, json: true }, io);
+      await rotateKey(cli, `cli-key-${run}`, { graceSeconds: 0, json: true }, io);
+      secrets.push(JSON.parse(lines.at(-1)!).secret);
+      await revokeKey(cli, `cli-key-${run}`, io);
+      await deleteTeam(cli, `cli-team-${run}`, io);
+    } finally {
+      await cli.close();
+    }
+    const rows = [...(await rowsFor(`cli-team-${run}`)), ...(await rowsFor(`cli-key-${run}`))];
+    expect(rows.map((row) => row.action).sort()).toEqual(
+      [
+        'team.create',
+        'team.update',
+        'team.delete',
+        'key.create',
+        'key.update',
+        'key.rotate',
+        'key.revoke',
+      ].sort(),
+    );
+    for (const row of rows)
+      expect(row).toMatchObject({
+        actor_type: 'cli',
+        actor_id: userInfo().username,
+        source_ip: null,
+        request_id: null,
+      });
+  });
+
+  it('keeps every secret, its hash and the admin key out of the log', async () => {
+    expect(secrets.length).toBeGreaterThanOrEqual(6);
+    const text = JSON.stringify(await query('SELECT * FROM audit_log'));
+    for (const secret of [...secrets, ADMIN_KEY]) {
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(createHash('sha256').update(secret).digest('hex'));
+    }
+    expect(text).not.toMatch(/secret_hash|client_secret|id_token/);
+  });
+
+  it('GET /admin/audit: newest first, filtered by days, actor, action and target, in pages', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const byTarget = await admin().get(`/audit?target=key-${run}`);
+    expect(byTarget.status).toBe(200);
+    expect(byTarget.body.data.map((row: { action: string }) => row.action)).toEqual([
+      'key.revoke',
+      'key.rotate',
+      'key.update',
+      'key.create',
+    ]);
+    expect(byTarget.body.data[0]).toMatchObject({
+      object: 'audit_entry',
+      id: expect.stringMatching(/^\d+$/),
+      created_at: expect.any(String),
+      actor: { type: 'admin_key', id: null, email: null },
+      target: { type: 'key', name: `key-${run}` },
+      source_ip: expect.any(String),
+      request_id: expect.any(String),
+    });
+    const keyId = byTarget.body.data[0].target.id;
+    expect((await admin().get(`/audit?target=${keyId}`)).body.data).toHaveLength(4);
+    const inDays = await admin().get(`/audit?target=key-${run}&from=${today}&to=${tomorrow}`);
+    expect(inDays.body.data).toHaveLength(4);
+    expect((await admin().get(`/audit?target=key-${run}&from=${tomorrow}`)).body.data).toEqual([]);
+    expect((await admin().get(`/audit?target=key-${run}&to=${today}`)).body.data).toEqual([]);
+    const rotations = await admin().get(`/audit?target=key-${run}&action=key.rotate,key.revoke`);
+    expect(rotations.body.data.map((row: { action: string }) => row.action)).toEqual([
+      'key.revoke',
+      'key.rotate',
+    ]);
+    const byEmail = await admin().get('/audit?actor=alice@example.com&action=key.create');
+    expect(byEmail.body.data.map((row: { target: { name: string } }) => row.target.name)).toContain(
+      `dash-${run}`,
+    );
+    const byCli = await admin().get(`/audit?actor=cli&target=cli-key-${run}`);
+    expect(byCli.body.data).toHaveLength(4);
+    expect(
+      (await admin().get(`/audit?actor=${userInfo().username}&target=cli-key-${run}`)).body.data,
+    ).toHaveLength(4);
+
+    const first = await admin().get(`/audit?target=key-${run}&limit=3`);
+    expect(first.body).toMatchObject({ has_more: true, next_cursor: expect.any(String) });
+    const second = await admin().get(
+      `/audit?target=key-${run}&limit=3&cursor=${first.body.next_cursor}`,
+    );
+    expect(second.body).toMatchObject({ has_more: false, next_cursor: null });
+    expect(second.body.data.map((row: { action: string }) => row.action)).toEqual(['key.create']);
+
+    for (const bad of [
+      'from=2026-13-01',
+      'action=key.delete',
+      'limit=0',
+      'cursor=abc',
+      `from=${tomorrow}&to=${today}`,
+    ]) {
+      const refused = await admin().get(`/audit?${bad}`);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.code).toBe('invalid_parameter');
+    }
+  });
+
+  it('exports CSV; admins and viewers read the log, by session and by bearer token', async () => {
+    const csv = await admin().get(`/audit?target=team-${run}&format=csv`);
+    expect(csv.status).toBe(200);
+    expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(csv.headers['content-disposition']).toBe('attachment; filename="audit.csv"');
+    const lines = csv.text.trim().split('\r\n');
+    expect(lines[0]).toBe(
+      'id,created_at,actor_type,actor_id,actor_email,action,target_type,target_id,target_name,before,after,source_ip,request_id',
+    );
+    expect(lines).toHaveLength(4);
+    expect(lines[1]).toContain(',team.delete,team,');
+
+    const { idToken } = await provider.tokensFor('victor');
+    const viewer = await request(gateway.url)
+      .get('/admin/audit?limit=1')
+      .set('Authorization', `Bearer ${idToken}`);
+    expect(viewer.status).toBe(200);
+    const sso = await ssoSignIn(gateway.url, provider, 'victor');
+    const page = await request(gateway.url)
+      .get(`/dashboard/api/audit?target=key-${run}`)
+      .set('Cookie', sso.cookie!);
+    expect(page.status).toBe(200);
+    expect(page.body.data).toHaveLength(4);
+  });
+
+  it('has no API that edits or deletes a row, and the table refuses it too', async () => {
+    const [row] = await query('SELECT id FROM audit_log ORDER BY id LIMIT 1');
+    for (const method of ['patch', 'put', 'delete'] as const) {
+      const api = request(gateway.url);
+      const answer = await api[method](`/admin/audit/${row.id}`)
+        .set('Authorization', `Bearer ${ADMIN_KEY}`)
+        .send({});
+      expect(answer.status).toBe(404);
+    }
+    for (const sql of [
+      `UPDATE audit_log SET action = 'x' WHERE id = ${row.id}`,
+      `DELETE FROM audit_log WHERE id = ${row.id}`,
+      'TRUNCATE audit_log',
+    ])
+      await expect(query(sql)).rejects.toThrow(/audit_log is append-only/);
+  });
+});
