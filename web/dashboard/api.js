@@ -28,21 +28,30 @@ export async function call(method, path, body) {
   return payload;
 }
 
+/** The signed-in session (who, roles, what the page may show), or null when signed out. */
 export async function restoreSession() {
   try {
-    csrfToken = (await call('GET', '/session')).csrf_token;
-    return true;
+    const session = await call('GET', '/session');
+    csrfToken = session.csrf_token;
+    return session;
   } catch (error) {
-    if (error.status === 401) return false;
+    if (error.status === 401) return null;
     throw error;
   }
+}
+
+/** Which ways in the sign-in page offers: the admin key, SSO, or both. */
+export function signInOptions() {
+  return call('GET', '/session/options');
 }
 
 export async function signIn(adminKey) {
   csrfToken = (await call('POST', '/session', { admin_key: adminKey })).csrf_token;
 }
 
+/** Ends the session; returns the provider's logout page after an SSO sign-in, if it has one. */
 export async function signOut() {
-  await call('DELETE', '/session');
+  const answer = await call('DELETE', '/session');
   csrfToken = null;
+  return answer?.logout_url ?? null;
 }

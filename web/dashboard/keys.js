@@ -29,7 +29,7 @@ function secretPanel(title, secret) {
   );
 }
 
-function createForm(models, onCreated, onError) {
+function createForm(models, create, onCreated, onError) {
   const field = (label, input) =>
     h('div', { class: 'field' }, h('label', { for: input.id }, label), input);
   const name = h('input', {
@@ -45,7 +45,14 @@ function createForm(models, onCreated, onError) {
   const period = h(
     'select',
     { id: 'key-period' },
-    ['', 'day', 'week', 'month'].map((p) => h('option', { value: p }, p || 'default')),
+    ['', 'day', 'month', 'total'].map((p) => h('option', { value: p }, p || 'default')),
+  );
+  // A team admin creates keys in their teams, a member without a team (docs/sso.md, "Roles").
+  const team = h(
+    'select',
+    { id: 'key-team' },
+    create.without_team ? h('option', { value: '' }, 'No team') : null,
+    create.teams.map((t) => h('option', { value: t.id }, t.name)),
   );
   const expires = h('input', { id: 'key-expires', type: 'datetime-local' });
   const modelBoxes = models.map((model) =>
@@ -64,6 +71,7 @@ function createForm(models, onCreated, onError) {
       field('Token budget', budget),
       field('Budget period', period),
       field('Expires at', expires),
+      create.teams.length ? field('Team', team) : null,
     ),
     h(
       'fieldset',
@@ -83,6 +91,7 @@ function createForm(models, onCreated, onError) {
         tpm_limit: number(tpm),
         token_budget: number(budget),
         budget_period: period.value || undefined,
+        team_id: team.value || undefined,
         expires_at: expires.value ? new Date(expires.value).toISOString() : undefined,
         allowed_models: modelBoxes.filter((box) => box.checked).map((box) => box.value),
       });
@@ -132,6 +141,7 @@ export async function renderKeys({ show, onError }, secret) {
       h('th', { scope: 'row' }, key.name),
       h('td', {}, h('code', {}, `${key.key_prefix}…`)),
       h('td', {}, h('span', { class: `badge ${key.status}` }, key.status)),
+      h('td', {}, key.team_name ?? '–'),
       h('td', {}, limits(key)),
       h('td', {}, key.allowed_models.length ? key.allowed_models.join(', ') : 'all'),
       h('td', {}, formatDate(key.expires_at)),
@@ -139,7 +149,7 @@ export async function renderKeys({ show, onError }, secret) {
       h(
         'td',
         { class: 'actions' },
-        key.status === 'revoked'
+        key.status === 'revoked' || !key.can_write
           ? null
           : h(
               'button',
@@ -159,7 +169,7 @@ export async function renderKeys({ show, onError }, secret) {
               },
               'Rotate',
             ),
-        key.status === 'revoked'
+        key.status === 'revoked' || !key.can_write
           ? null
           : h(
               'button',
@@ -222,11 +232,14 @@ export async function renderKeys({ show, onError }, secret) {
   show(
     h('h1', {}, 'Keys'),
     panel,
-    createForm(
-      list.models,
-      (created) => rerender({ title: `Secret of ${created.name}`, secret: created.secret }),
-      onError,
-    ),
+    list.create.allowed
+      ? createForm(
+          list.models,
+          list.create,
+          (created) => rerender({ title: `Secret of ${created.name}`, secret: created.secret }),
+          onError,
+        )
+      : null,
     h(
       'section',
       { class: 'card', 'aria-labelledby': 'list-title' },
@@ -248,6 +261,7 @@ export async function renderKeys({ show, onError }, secret) {
                 'Name',
                 'Prefix',
                 'Status',
+                'Team',
                 'Limits',
                 'Models',
                 'Expires',
@@ -256,7 +270,7 @@ export async function renderKeys({ show, onError }, secret) {
               ].map((c) => h('th', { scope: 'col' }, c)),
             ),
           ),
-          h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { colspan: 8 }, 'No keys.'))),
+          h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { colspan: 9 }, 'No keys.'))),
         ),
       ),
       pager,
