@@ -117,7 +117,10 @@ describe('SSO sign-in (authorization code + PKCE against a real OpenID provider)
     const db = new Client({ connectionString: process.env.DATABASE_URL });
     await db.connect();
     try {
-      const { rows } = await db.query('SELECT * FROM admin_users WHERE subject = $1', ['alice']);
+      const { rows } = await db.query(
+        'SELECT * FROM admin_users WHERE subject = $1 AND issuer = $2',
+        ['alice', provider.issuer],
+      );
       expect(rows).toEqual([
         expect.objectContaining({
           id: current.body.user.id,

@@ -51,13 +51,14 @@ export class AuditRepository {
   }
 
   /**
-   * Deletes rows created before `cutoff`. The table's trigger refuses every DELETE but one made
-   * in a transaction that has set gateway.audit_retention, which only this method does.
+   * Deletes rows created before `cutoff` through the migration's audit_log_purge(), the one
+   * DELETE the table's trigger lets through. One statement rather than a transaction block: the
+   * embedded database's socket server interleaves concurrent connections' protocol messages, and
+   * a BEGIN among them broke the queries of a first start.
    */
-  deleteBefore(cutoff: Date): Promise<number> {
-    return this.prisma.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT set_config('gateway.audit_retention', 'on', true)`;
-      return (await tx.auditLog.deleteMany({ where: { createdAt: { lt: cutoff } } })).count;
-    });
+  async deleteBefore(cutoff: Date): Promise<number> {
+    const [{ deleted }] = await this.prisma.$queryRaw<Array<{ deleted: number }>>`
+      SELECT audit_log_purge(${cutoff}::timestamptz) AS deleted`;
+    return deleted;
   }
 }

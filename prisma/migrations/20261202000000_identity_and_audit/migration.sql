@@ -57,8 +57,8 @@ CREATE INDEX "audit_log_target_id_idx" ON "audit_log"("target_id");
 -- CreateIndex
 CREATE INDEX "audit_log_actor_id_idx" ON "audit_log"("actor_id");
 
--- Append-only: no UPDATE, no TRUNCATE, and DELETE only from the retention job, which sets
--- gateway.audit_retention for its own transaction (AuditRetention, AUDIT_RETENTION_DAYS).
+-- Append-only: no UPDATE, no TRUNCATE, and DELETE only through audit_log_purge, the retention
+-- job's (AuditRetention, AUDIT_RETENTION_DAYS), which sets gateway.audit_retention around it.
 CREATE FUNCTION "audit_log_append_only"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF TG_OP = 'DELETE' AND current_setting('gateway.audit_retention', true) = 'on' THEN
@@ -66,6 +66,19 @@ BEGIN
     END IF;
     RAISE EXCEPTION 'audit_log is append-only: % refused', TG_OP
         USING ERRCODE = 'insufficient_privilege';
+END
+$$;
+
+-- One statement, so the purge needs no transaction block of the caller's.
+CREATE FUNCTION "audit_log_purge"(cutoff TIMESTAMPTZ) RETURNS INTEGER LANGUAGE plpgsql AS $$
+DECLARE
+    deleted INTEGER;
+BEGIN
+    PERFORM set_config('gateway.audit_retention', 'on', true);
+    DELETE FROM "audit_log" WHERE "created_at" < cutoff;
+    GET DIAGNOSTICS deleted = ROW_COUNT;
+    PERFORM set_config('gateway.audit_retention', 'off', true);
+    RETURN deleted;
 END
 $$;
 
