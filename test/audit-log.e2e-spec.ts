@@ -16,6 +16,9 @@ import { TestOidcProvider } from './support/oidc-provider';
 import { csrfOf, ssoSignIn } from './support/sso';
 import { startTestApp, TestApp } from './support/test-app';
 
+// Sign-ins through the provider and gateway starts take seconds on a busy machine.
+jest.setTimeout(30_000);
+
 const run = `${process.pid}-${Date.now()}`;
 
 async function query(sql: string, params: unknown[] = []) {

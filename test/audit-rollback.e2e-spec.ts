@@ -16,6 +16,9 @@ import { TestOidcProvider } from './support/oidc-provider';
 import { ssoSignIn } from './support/sso';
 import { startTestApp, TestApp } from './support/test-app';
 
+// Sign-ins through the provider and gateway starts take seconds on a busy machine.
+jest.setTimeout(30_000);
+
 /**
  * The audit row is written in the transaction of the change it records: when the row cannot be
  * written, the change does not happen. A trigger of this suite's own database makes every audit

@@ -5,6 +5,9 @@ import { ADMIN_KEY } from './support/admin';
 import { API_AUDIENCE, TestOidcProvider } from './support/oidc-provider';
 import { startTestApp, TestApp } from './support/test-app';
 
+// Sign-ins through the provider and gateway starts take seconds on a busy machine.
+jest.setTimeout(30_000);
+
 const USERS = {
   alice: { email: 'alice@example.com', name: 'Alice', groups: ['gateway-admins'] },
   victor: { email: 'victor@example.com', name: 'Victor', groups: ['auditors'] },

@@ -8,6 +8,9 @@ import { closedPort } from './support/ports';
 import { csrfOf, deliverCallback, ssoSignIn } from './support/sso';
 import { startTestApp, TestApp } from './support/test-app';
 
+// Sign-ins through the provider and gateway starts take seconds on a busy machine.
+jest.setTimeout(30_000);
+
 const USERS = {
   alice: { email: 'alice@example.com', name: 'Alice Admin', groups: ['gateway-admins'] },
   mia: { email: 'mia@example.com', name: 'Mia Member', groups: ['staff'] },
