@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ADMIN_KEY } from './support/admin';
@@ -8,7 +8,6 @@ import { startTestApp, TestApp } from './support/test-app';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '..', 'artifacts', 'identity');
-const DOCS = join(__dirname, '..', 'docs', 'dashboard');
 
 /**
  * SSO in Debian's chromium: the dashboard's "Sign in with SSO", the provider's own login and
@@ -72,12 +71,9 @@ describe('dashboard SSO in a real browser', () => {
     return { context, page };
   }
 
-  const shot = (page: Page, name: string, docs = false) => {
-    const path = join(ARTIFACTS, `${name}.png`);
-    return page.screenshot({ path, fullPage: true }).then(() => {
-      if (docs) copyFileSync(path, join(DOCS, `${name}.png`));
-    });
-  };
+  /** Kept in artifacts/identity/; docs/dashboard/ shows copies of sso-*.png and audit.png. */
+  const shot = (page: Page, name: string) =>
+    page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 
   /** Through the provider's own login form and consent page. */
   async function signInAtProvider(page: Page, sub: string): Promise<void> {
@@ -95,7 +91,7 @@ describe('dashboard SSO in a real browser', () => {
     await page.goto(`${gateway.url}/dashboard`);
     await page.getByRole('link', { name: 'Sign in with SSO' }).waitFor();
     await page.getByLabel('Admin key').waitFor(); // the break-glass form stays beside it
-    await shot(page, 'sso-sign-in', true);
+    await shot(page, 'sso-sign-in');
 
     await signInAtProvider(page, 'alice');
     await page.locator('#base-url').waitFor();
@@ -106,7 +102,7 @@ describe('dashboard SSO in a real browser', () => {
       sameSite: 'Strict',
     });
     expect(cookies.find((c) => c.name === 'gateway_dashboard_signin')).toBeUndefined();
-    await shot(page, 'sso-overview', true);
+    await shot(page, 'sso-overview');
 
     await page.getByRole('link', { name: 'Keys' }).click();
     const name = `sso-browser-${Date.now()}`;
@@ -127,7 +123,7 @@ describe('dashboard SSO in a real browser', () => {
     await page.getByLabel('Target').fill(name);
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForFunction(() => document.querySelectorAll('#audit-log tbody tr').length === 2);
-    await shot(page, 'audit', true);
+    await shot(page, 'audit');
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('link', { name: 'Export CSV' }).click(),
