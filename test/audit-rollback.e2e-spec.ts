@@ -9,6 +9,7 @@ import { loadAppConfig } from '../src/config/app-config';
 import { GatewayConfigService } from '../src/config/gateway-config.service';
 import { createKey } from '../src/cli/commands';
 import { adminApi, ADMIN_KEY } from './support/admin';
+import { chat } from './support/chat';
 import { buildDashboard, dashboardSignIn } from './support/dashboard';
 import { createDatabase, ScratchDatabase } from './support/databases';
 import { eventually } from './support/eventually';
@@ -38,11 +39,7 @@ describe('audit log: a change whose audit row fails is rolled back', () => {
     expect(response.status).toBe(500);
     expect(response.body.error.code).toBe('internal_error');
   };
-  const chat = (secret: string) =>
-    request(gateway.url)
-      .post('/v1/chat/completions')
-      .set('Authorization', `Bearer ${secret}`)
-      .send({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }] });
+  const ask = (secret: string) => chat(gateway, secret);
 
   beforeAll(async () => {
     buildDashboard();
@@ -111,10 +108,10 @@ describe('audit log: a change whose audit row fails is rolled back', () => {
       key_prefix: kept.body.key_prefix,
     });
     // The original secret still works: neither the rotation nor the revocation happened.
-    expect((await chat(kept.body.secret)).status).toBe(200);
+    expect((await ask(kept.body.secret)).status).toBe(200);
     await sabotage(false);
     expect((await admin().post('/keys/kept/revoke')).status).toBe(200);
-    expect((await chat(kept.body.secret)).status).toBe(401);
+    expect((await ask(kept.body.secret)).status).toBe(401);
   });
 
   it('rolls back team changes and config reloads', async () => {

@@ -1,12 +1,11 @@
-import { ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { BuiltGateway, spawnBuiltGateway } from './support/built-gateway';
 import { compileGateway } from './support/compile-gateway';
 import { TestOidcProvider } from './support/oidc-provider';
-
-const ROOT = join(__dirname, '..');
 
 /** A CA of our own and a certificate for 127.0.0.1 it signed, made with openssl. */
 function privateCa(dir: string): { ca: string; key: string; cert: string } {
@@ -70,35 +69,22 @@ describe('SSO with a provider behind a private CA (built gateway)', () => {
   let dir: string;
   let provider: TestOidcProvider;
   let ca: string;
-  const children: ChildProcessWithoutNullStreams[] = [];
+  const gateways: BuiltGateway[] = [];
 
   async function startGateway(extra: Record<string, string>): Promise<string> {
-    const child = spawn(process.execPath, ['dist/main.js'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: {
-        PATH: process.env.PATH,
-        HOST: '127.0.0.1',
-        PORT: '0',
-        DATABASE_URL: process.env.DATABASE_URL,
-        GATEWAY_DATA_DIR: join(dir, 'data'),
-        OIDC_ISSUER_URL: provider.issuer,
-        OIDC_CLIENT_ID: provider.clientId,
-        OIDC_CLIENT_SECRET: provider.clientSecret,
-        OIDC_ROLES: JSON.stringify({ admins: 'admin' }),
-        ...extra,
-      },
+    const gateway = spawnBuiltGateway({
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATABASE_URL: process.env.DATABASE_URL,
+      GATEWAY_DATA_DIR: join(dir, 'data'),
+      OIDC_ISSUER_URL: provider.issuer,
+      OIDC_CLIENT_ID: provider.clientId,
+      OIDC_CLIENT_SECRET: provider.clientSecret,
+      OIDC_ROLES: JSON.stringify({ admins: 'admin' }),
+      ...extra,
     });
-    children.push(child);
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    const started = Date.now();
-    while (!/gateway listening on (http:\S+)\/v1/.test(stdout)) {
-      if (child.exitCode !== null || Date.now() - started > 60_000)
-        throw new Error(`the gateway did not start: ${stdout}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    return /gateway listening on (http:\S+)\/v1/.exec(stdout)![1];
+    gateways.push(gateway);
+    return gateway.listening();
   }
 
   beforeAll(async () => {
@@ -113,11 +99,7 @@ describe('SSO with a provider behind a private CA (built gateway)', () => {
     );
   }, 120_000);
   afterAll(async () => {
-    for (const child of children)
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        await new Promise((resolve) => child.once('close', resolve));
-      }
+    for (const gateway of gateways) await gateway.stop();
     await provider?.close();
     rmSync(dir, { recursive: true, force: true });
   });

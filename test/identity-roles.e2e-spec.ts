@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { adminApi, ADMIN_KEY } from './support/admin';
+import { chat } from './support/chat';
 import { buildDashboard } from './support/dashboard';
 import { eventually } from './support/eventually';
 import { TestOidcProvider } from './support/oidc-provider';
@@ -88,11 +89,7 @@ describe('roles from groups, enforced on the admin API and the dashboard API', (
       const created = await admin.post('/keys', { name, team_id: teams[team] });
       keys[name] = created.body.id as string;
       // One request each, so the usage reports have something to hide from the wrong role.
-      await request(gateway.url)
-        .post('/v1/chat/completions')
-        .set('Authorization', `Bearer ${created.body.secret}`)
-        .send({ model: 'alpha-k3', messages: [{ role: 'user', content: 'hi' }] })
-        .expect(200);
+      await chat(gateway, created.body.secret).expect(200);
     }
     await eventually(async () => {
       const usage = await admin.get(`/usage?key_id=${keys[`b1-${run}`]}`);
