@@ -2,10 +2,9 @@ import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { Client } from 'pg';
 import request from 'supertest';
 import { ADMIN_KEY } from './support/admin';
-import { buildDashboard, dashboardSignIn } from './support/dashboard';
+import { buildDashboard } from './support/dashboard';
 import { TestOidcProvider } from './support/oidc-provider';
-import { closedPort } from './support/ports';
-import { csrfOf, deliverCallback, ssoSignIn } from './support/sso';
+import { csrfOf, deliverCallback, oidcEnv, ssoSignIn } from './support/sso';
 import { startTestApp, TestApp } from './support/test-app';
 
 // Sign-ins through the provider and gateway starts take seconds on a busy machine.
@@ -17,18 +16,6 @@ const USERS = {
   nora: { email: 'nora@example.com', name: 'Nora Nobody', groups: ['cafeteria'] },
 };
 const ROLES = { 'gateway-admins': 'admin', auditors: 'viewer', staff: 'member' };
-
-export function oidcEnv(provider: TestOidcProvider, roles: Record<string, string> = ROLES) {
-  return {
-    OIDC_ISSUER_URL: provider.issuer,
-    OIDC_CLIENT_ID: provider.clientId,
-    OIDC_CLIENT_SECRET: provider.clientSecret,
-    OIDC_SCOPES: 'openid email profile groups',
-    OIDC_ROLES: JSON.stringify(roles),
-    DASHBOARD_RATE_LIMIT: '1000',
-    ADMIN_RATE_LIMIT: '1000',
-  };
-}
 
 async function auditRows(action: string, since: Date) {
   const db = new Client({ connectionString: process.env.DATABASE_URL });
@@ -53,7 +40,9 @@ describe('SSO sign-in (authorization code + PKCE against a real OpenID provider)
 
   beforeAll(async () => {
     provider = await TestOidcProvider.start(USERS);
-    gateway = await startTestApp({ env: { ADMIN_API_KEY: ADMIN_KEY, ...oidcEnv(provider) } });
+    gateway = await startTestApp({
+      env: { ADMIN_API_KEY: ADMIN_KEY, ...oidcEnv(provider, ROLES) },
+    });
     provider.allowGateway(gateway.url);
   });
   afterEach(() => (provider.tokenResponseHook = null));
@@ -301,88 +290,5 @@ describe('SSO sign-in (authorization code + PKCE against a real OpenID provider)
     expect(after.status).toBe(401);
     const [row] = await auditRows('auth.sign_out', since);
     expect(row).toMatchObject({ actor_type: 'user', actor_email: 'alice@example.com' });
-  });
-});
-
-describe('SSO: the dashboard without the admin key, and the admin key as break-glass', () => {
-  let provider: TestOidcProvider;
-  beforeAll(async () => (provider = await TestOidcProvider.start(USERS)));
-  afterAll(() => provider?.close());
-
-  it('exists with OIDC alone: the page, SSO sign-in, no admin-key form', async () => {
-    const gateway = await startTestApp({ env: oidcEnv(provider) });
-    try {
-      provider.allowGateway(gateway.url);
-      expect((await request(gateway.url).get('/dashboard')).status).toBe(200);
-      const options = await request(gateway.url).get('/dashboard/api/session/options');
-      expect(options.body).toMatchObject({ admin_key: false, sso: true });
-      const typed = await request(gateway.url)
-        .post('/dashboard/api/session')
-        .send({ admin_key: 'whatever-long-enough' });
-      expect(typed.status).toBe(404);
-      const signIn = await ssoSignIn(gateway.url, provider, 'alice');
-      expect(signIn.location).toBe('/dashboard');
-      // The admin API takes the provider's tokens though no admin key exists.
-      const { idToken } = await provider.tokensFor('alice');
-      const keys = await request(gateway.url)
-        .get('/admin/keys')
-        .set('Authorization', `Bearer ${idToken}`);
-      expect(keys.status).toBe(200);
-    } finally {
-      await gateway.close();
-    }
-  });
-
-  it('turns admin-key sign-in off with DASHBOARD_ADMIN_KEY_SIGNIN=off; the admin API keeps the key', async () => {
-    const gateway = await startTestApp({
-      env: { ADMIN_API_KEY: ADMIN_KEY, DASHBOARD_ADMIN_KEY_SIGNIN: 'off', ...oidcEnv(provider) },
-    });
-    try {
-      const options = await request(gateway.url).get('/dashboard/api/session/options');
-      expect(options.body).toMatchObject({ admin_key: false, sso: true });
-      const typed = await request(gateway.url)
-        .post('/dashboard/api/session')
-        .send({ admin_key: ADMIN_KEY });
-      expect(typed.status).toBe(404);
-      expect(typed.body.error.message).toMatch(/DASHBOARD_ADMIN_KEY_SIGNIN=off/);
-      const admin = await request(gateway.url)
-        .get('/admin/keys')
-        .set('Authorization', `Bearer ${ADMIN_KEY}`);
-      expect(admin.status).toBe(200);
-    } finally {
-      await gateway.close();
-    }
-  });
-
-  it('keeps the admin key working while the provider is down; SSO says it is unavailable', async () => {
-    const gateway = await startTestApp({
-      env: {
-        ADMIN_API_KEY: ADMIN_KEY,
-        ...oidcEnv(provider),
-        OIDC_ISSUER_URL: `http://127.0.0.1:${await closedPort()}`,
-      },
-    });
-    try {
-      const login = await request(gateway.url).get('/dashboard/auth/login').redirects(0);
-      expect(login.status).toBe(303);
-      expect(login.headers.location).toBe('/dashboard?sign_in_error=unavailable');
-      const session = await dashboardSignIn(gateway.url);
-      const overview = await request(gateway.url)
-        .get('/dashboard/api/overview')
-        .set('Cookie', session.cookie);
-      expect(overview.status).toBe(200);
-      const admin = await request(gateway.url)
-        .get('/admin/keys')
-        .set('Authorization', `Bearer ${ADMIN_KEY}`);
-      expect(admin.status).toBe(200);
-      const { idToken } = await provider.tokensFor('alice');
-      const bearer = await request(gateway.url)
-        .get('/admin/keys')
-        .set('Authorization', `Bearer ${idToken}`);
-      expect(bearer.status).toBe(503);
-      expect(bearer.body.error.message).toMatch(/identity provider cannot be reached/);
-    } finally {
-      await gateway.close();
-    }
   });
 });

@@ -75,7 +75,10 @@ export class DashboardSsoController {
       reason = 'no pending sign-in for this browser (expired, already used, or never started)';
     } else {
       try {
-        const callbackUrl = new URL(request.originalUrl, transaction.redirectUri);
+        // The registered redirect URI with the provider's query: behind a proxy that strips a
+        // path prefix, the request's own path is not the one the provider was given.
+        const callbackUrl = new URL(transaction.redirectUri);
+        callbackUrl.search = new URL(request.originalUrl, callbackUrl).search;
         const result = await this.oidc.finishSignIn(callbackUrl, transaction);
         const principal = await this.identity.signIn(result, origin);
         const { secret } = this.sessions.create(principal, result.idToken);

@@ -1,14 +1,18 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import {
-  createRemoteJWKSet,
-  decodeProtectedHeader,
-  errors,
-  jwtVerify,
-  type JWTPayload,
-} from 'jose';
-import * as oidc from 'openid-client';
+import type * as Jose from 'jose';
+import type * as OpenidClient from 'openid-client';
 import { GatewayException } from '../common/errors/gateway.exception';
 import { IdentitySettings, type OidcSettings } from './identity-settings';
+
+/**
+ * openid-client and jose are required at first use, not when this file loads: a gateway without
+ * OIDC_ISSUER_URL never pays for their modules (about 0.2 s of every start here), as the config
+ * loader does with the YAML parser. Both are ES modules, loaded through Node's require(esm).
+ */
+/* eslint-disable @typescript-eslint/no-require-imports */
+const openidClient = () => require('openid-client') as typeof OpenidClient;
+const joseLib = () => require('jose') as typeof Jose;
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** After a failed discovery, the next attempt waits this long: a down provider is not hammered. */
 const RETRY_MS = 5_000;
@@ -51,9 +55,9 @@ export interface SignInResult {
 @Injectable()
 export class OidcClient {
   private readonly logger = new Logger('Oidc');
-  private discovered?: Promise<oidc.Configuration>;
+  private discovered?: Promise<OpenidClient.Configuration>;
   private failure?: { at: number; message: string };
-  private jwks?: ReturnType<typeof createRemoteJWKSet>;
+  private jwks?: ReturnType<typeof Jose.createRemoteJWKSet>;
 
   constructor(@Inject(IdentitySettings) private readonly settings: IdentitySettings) {}
 
@@ -63,7 +67,7 @@ export class OidcClient {
   }
 
   /** The provider's configuration, discovered once; 503 while it cannot be reached. */
-  configuration(): Promise<oidc.Configuration> {
+  configuration(): Promise<OpenidClient.Configuration> {
     if (!this.discovered) {
       if (this.failure && Date.now() - this.failure.at < RETRY_MS)
         return Promise.reject(unavailable(this.failure.message));
@@ -77,32 +81,33 @@ export class OidcClient {
     return this.discovered;
   }
 
-  private async discover(): Promise<oidc.Configuration> {
+  private async discover(): Promise<OpenidClient.Configuration> {
     const { issuerUrl, clientId, clientSecret } = this.oidc;
+    const client = openidClient();
     const insecure = issuerUrl.startsWith('http:');
-    const found = await oidc.discovery(new URL(issuerUrl), clientId, undefined, oidc.None(), {
-      execute: insecure ? [oidc.allowInsecureRequests] : [],
+    const found = await client.discovery(new URL(issuerUrl), clientId, undefined, client.None(), {
+      execute: insecure ? [client.allowInsecureRequests] : [],
       timeout: TIMEOUT_SECONDS,
     });
     const metadata = found.serverMetadata();
     // client_secret_basic is the OAuth default; _post where the provider offers only that.
     const methods = metadata.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
     const auth = !clientSecret
-      ? oidc.None()
+      ? client.None()
       : methods.includes('client_secret_basic')
-        ? oidc.ClientSecretBasic(clientSecret)
-        : oidc.ClientSecretPost(clientSecret);
+        ? client.ClientSecretBasic(clientSecret)
+        : client.ClientSecretPost(clientSecret);
     const algs = metadata.id_token_signing_alg_values_supported ?? ['RS256'];
-    const config = new oidc.Configuration(
+    const config = new client.Configuration(
       metadata,
       clientId,
       { id_token_signed_response_alg: algs.includes('RS256') ? 'RS256' : algs[0] },
       auth,
     );
-    if (insecure) oidc.allowInsecureRequests(config);
+    if (insecure) client.allowInsecureRequests(config);
     // The ID token's signature is checked against the JWKS even though it comes straight from the
     // token endpoint: the token is kept as the evidence of who signed in.
-    oidc.enableNonRepudiationChecks(config);
+    client.enableNonRepudiationChecks(config);
     config.timeout = TIMEOUT_SECONDS;
     this.failure = undefined;
     return config;
@@ -111,17 +116,18 @@ export class OidcClient {
   /** A new authorization request: where to send the browser, and what to check when it returns. */
   async startSignIn(redirectUri: string): Promise<{ url: URL; transaction: SignInTransaction }> {
     const config = await this.configuration();
+    const client = openidClient();
     const transaction = {
-      state: oidc.randomState(),
-      nonce: oidc.randomNonce(),
-      codeVerifier: oidc.randomPKCECodeVerifier(),
+      state: client.randomState(),
+      nonce: client.randomNonce(),
+      codeVerifier: client.randomPKCECodeVerifier(),
       redirectUri,
     };
-    const url = oidc.buildAuthorizationUrl(config, {
+    const url = client.buildAuthorizationUrl(config, {
       redirect_uri: redirectUri,
       scope: this.oidc.scopes,
       response_type: 'code',
-      code_challenge: await oidc.calculatePKCECodeChallenge(transaction.codeVerifier),
+      code_challenge: await client.calculatePKCECodeChallenge(transaction.codeVerifier),
       code_challenge_method: 'S256',
       state: transaction.state,
       nonce: transaction.nonce,
@@ -135,7 +141,7 @@ export class OidcClient {
    */
   async finishSignIn(callbackUrl: URL, transaction: SignInTransaction): Promise<SignInResult> {
     const config = await this.configuration();
-    const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
+    const tokens = await openidClient().authorizationCodeGrant(config, callbackUrl, {
       pkceCodeVerifier: transaction.codeVerifier,
       expectedState: transaction.state,
       expectedNonce: transaction.nonce,
@@ -150,7 +156,7 @@ export class OidcClient {
   async endSessionUrl(idToken: string, postLogoutRedirectUri: string): Promise<string | null> {
     const config = await this.configuration().catch(() => null);
     if (!config?.serverMetadata().end_session_endpoint) return null;
-    return oidc
+    return openidClient()
       .buildEndSessionUrl(config, {
         id_token_hint: idToken,
         post_logout_redirect_uri: postLogoutRedirectUri,
@@ -162,9 +168,10 @@ export class OidcClient {
    * A bearer token on the admin API: a JWT access token or an ID token of the provider, signed
    * with a key of its JWKS, of its issuer, for OIDC_API_AUDIENCE (else the client id), unexpired.
    */
-  async verifyBearer(token: string): Promise<JWTPayload> {
+  async verifyBearer(token: string): Promise<Jose.JWTPayload> {
     const metadata = (await this.configuration()).serverMetadata();
     if (!metadata.jwks_uri) throw unavailable('the provider publishes no jwks_uri');
+    const { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } = joseLib();
     this.jwks ??= createRemoteJWKSet(new URL(metadata.jwks_uri), {
       timeoutDuration: TIMEOUT_SECONDS * 1000,
       cooldownDuration: 30_000,
@@ -194,6 +201,7 @@ export class OidcClient {
 }
 
 function bearerError(error: unknown, audience: string): GatewayException {
+  const { errors } = joseLib();
   if (error instanceof errors.JWTExpired) return invalidToken('it has expired');
   if (error instanceof errors.JWTClaimValidationFailed)
     return invalidToken(

@@ -6,9 +6,9 @@ import { GatewayException } from '../common/errors/gateway.exception';
 import { assertBudget } from '../common/time/budget-period';
 import { Prisma, type VirtualKey } from '../generated/prisma/client';
 import { VirtualKeyEvents } from './virtual-key-events';
-import { presentKey } from './virtual-key.presenter';
 import { displayPrefix, generateSecret, hashSecret, SECRET_FORMAT } from './virtual-key-secret';
 import { KeyAuditWrite, VirtualKeyRepository } from './virtual-key.repository';
+import { auditSnapshot, toView } from './virtual-key.view';
 import {
   BudgetPeriod,
   CreatedVirtualKey,
@@ -19,6 +19,8 @@ import {
   VirtualKeySettings,
   VirtualKeyView,
 } from './virtual-key.types';
+
+export { toView } from './virtual-key.view';
 
 export interface SeedKeyInput extends CreateVirtualKeyInput {
   /** The secret itself, or only its SHA-256 so that no plaintext secret sits in the seed. */
@@ -297,32 +299,4 @@ function nameTaken(name: string): GatewayException {
     param: 'name',
     message: `A virtual key named "${name}" exists.`,
   });
-}
-
-export function toView(key: VirtualKey): VirtualKeyView {
-  return {
-    id: key.id,
-    name: key.name,
-    keyPrefix: key.keyPrefix,
-    createdAt: key.createdAt,
-    updatedAt: key.updatedAt,
-    expiresAt: key.expiresAt,
-    revokedAt: key.revokedAt,
-    rpmLimit: key.rpmLimit,
-    tpmLimit: key.tpmLimit,
-    tokenBudget: key.tokenBudget,
-    // Decimal(20,6) read back as a plain decimal string: "25.5", never a float.
-    budgetUsd: key.budgetUsd === null ? null : key.budgetUsd.toFixed(),
-    teamId: key.teamId,
-    // The database's CHECK constraint admits only these values.
-    budgetPeriod: key.budgetPeriod as BudgetPeriod | null,
-    allowedModels: key.allowedModels,
-    previousSecretExpiresAt: key.previousSecretExpiresAt,
-    ownerUserId: key.ownerUserId,
-  };
-}
-
-function auditSnapshot(key: VirtualKey): Record<string, unknown> {
-  const { updated_at: _updated, ...snapshot } = presentKey(toView(key));
-  return snapshot;
 }

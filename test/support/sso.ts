@@ -57,3 +57,16 @@ export async function csrfOf(gatewayUrl: string, cookie: string): Promise<string
   if (session.status !== 200) throw new Error(`session: ${session.status}`);
   return session.body.csrf_token;
 }
+
+/** A gateway's environment for this provider: SSO, these group-to-role mappings, loose limits. */
+export function oidcEnv(provider: TestOidcProvider, roles: Record<string, string>) {
+  return {
+    OIDC_ISSUER_URL: provider.issuer,
+    OIDC_CLIENT_ID: provider.clientId,
+    OIDC_CLIENT_SECRET: provider.clientSecret,
+    OIDC_SCOPES: 'openid email profile groups',
+    OIDC_ROLES: JSON.stringify(roles),
+    DASHBOARD_RATE_LIMIT: '1000',
+    ADMIN_RATE_LIMIT: '1000',
+  };
+}
