@@ -1,8 +1,8 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { GatewayException } from '../common/errors/gateway.exception';
-import { MemoizedReflector } from '../common/metadata/memoized-reflector';
 import type { Capability } from '../identity/access';
 import { AccessService } from '../identity/access.service';
 import { REQUIRES } from '../identity/current-access.decorator';
@@ -29,7 +29,7 @@ export class AdminGuard implements CanActivate {
     @Inject(IdentitySettings) private readonly settings: IdentitySettings,
     private readonly identity: IdentityService,
     private readonly accessService: AccessService,
-    @Inject(MemoizedReflector) private readonly reflector: MemoizedReflector,
+    private readonly reflector: Reflector,
   ) {
     this.expected = settings.adminKey ? sha256(settings.adminKey) : null;
   }
@@ -41,9 +41,10 @@ export class AdminGuard implements CanActivate {
       });
     const request = context.switchToHttp().getRequest<Request>();
     const access = await this.accessService.accessFor(await this.authenticate(request));
-    const required =
-      (this.reflector.get(REQUIRES, context.getHandler()) as Capability | undefined) ??
-      (this.reflector.get(REQUIRES, context.getClass()) as Capability | undefined);
+    const required = this.reflector.getAllAndOverride<Capability | undefined>(REQUIRES, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
     if (!required || !access.can(required)) throw new GatewayException('permission_denied');
     request.access = access;
     return true;

@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { GatewayException } from '../common/errors/gateway.exception';
-import { MemoizedReflector } from '../common/metadata/memoized-reflector';
 import type { Capability } from '../identity/access';
 import { AccessService } from '../identity/access.service';
 import { REQUIRES } from '../identity/current-access.decorator';
@@ -28,7 +28,7 @@ export class DashboardSessionGuard implements CanActivate {
     private readonly accessService: AccessService,
     @Inject(CounterStore) private readonly counters: CounterStore,
     @Inject(DashboardSettings) private readonly settings: DashboardSettings,
-    @Inject(MemoizedReflector) private readonly reflector: MemoizedReflector,
+    private readonly reflector: Reflector,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -36,9 +36,10 @@ export class DashboardSessionGuard implements CanActivate {
     assertDashboardEnabled(this.settings);
     const session = this.sessions.touch(sessionCookie(request));
     if (!session) throw new GatewayException('dashboard_session_required');
-    const required =
-      (this.reflector.get(REQUIRES, context.getHandler()) as Capability | 'session' | undefined) ??
-      (this.reflector.get(REQUIRES, context.getClass()) as Capability | 'session' | undefined);
+    const required = this.reflector.getAllAndOverride<Capability | 'session' | undefined>(
+      REQUIRES,
+      [context.getHandler(), context.getClass()],
+    );
 
     // Signing out is never refused for going too fast.
     const signOut = required === 'session' && request.method === 'DELETE';
