@@ -29,7 +29,10 @@ export class PrismaService extends PrismaClient {
     const timeouts = databaseTimeouts(config);
     const pool = new Pool({
       connectionString: connection.url,
-      max: 10,
+      // The embedded server runs every connection on PGlite's one session and interleaves their
+      // extended-protocol messages (electric-sql/pglite#1046: "bind message supplies 1
+      // parameters, but prepared statement requires 4"). One connection is all it can serve.
+      max: connection.embedded ? 1 : 10,
       connectionTimeoutMillis: timeouts.connectMs,
       query_timeout: timeouts.queryMs,
       ...(connection.embedded ? {} : { statement_timeout: timeouts.statementMs }),
