@@ -56,7 +56,6 @@ async function main() {
     PORT: String(port),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
-    ADMIN_RATE_LIMIT: '100000',
     DASHBOARD_RATE_LIMIT: '100000',
   };
   const gateway = spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {

@@ -9,7 +9,7 @@ describe('admin API: authentication', () => {
   let gateway: TestApp;
 
   beforeAll(async () => {
-    gateway = await startTestApp({ env: { ADMIN_API_KEY: ADMIN_KEY, ADMIN_RATE_LIMIT: '1000' } });
+    gateway = await startTestApp({ env: { ADMIN_API_KEY: ADMIN_KEY } });
   });
   afterAll(() => gateway.close());
 
@@ -65,7 +65,7 @@ describe('admin API: keys', () => {
 
   beforeAll(async () => {
     gateway = await startTestApp({
-      env: { ADMIN_API_KEY: ADMIN_KEY, ADMIN_RATE_LIMIT: '1000', KEY_CACHE_TTL_MS: '60000' },
+      env: { ADMIN_API_KEY: ADMIN_KEY, KEY_CACHE_TTL_MS: '60000' },
     });
     admin = adminApi(gateway.url);
   });
@@ -246,7 +246,7 @@ describe('admin API: usage', () => {
 
   beforeAll(async () => {
     gateway = await startTestApp({
-      env: { ADMIN_API_KEY: ADMIN_KEY, ADMIN_RATE_LIMIT: '1000', USAGE_FLUSH_INTERVAL_MS: '20' },
+      env: { ADMIN_API_KEY: ADMIN_KEY, USAGE_FLUSH_INTERVAL_MS: '20' },
     });
     admin = adminApi(gateway.url);
     const create = async (name: string) => {
@@ -368,7 +368,7 @@ describe('admin API: usage', () => {
 describe('admin API: body size and rate limits', () => {
   it('413 for a JSON body over 100 KiB, while a body just under it is parsed', async () => {
     const gateway = await startTestApp({
-      env: { ADMIN_API_KEY: ADMIN_KEY, ADMIN_RATE_LIMIT: '1000' },
+      env: { ADMIN_API_KEY: ADMIN_KEY },
     });
     try {
       const admin = adminApi(gateway.url);
@@ -386,7 +386,7 @@ describe('admin API: body size and rate limits', () => {
 
   it('400 naming the field for a body too deep or too wide, never a 500', async () => {
     const gateway = await startTestApp({
-      env: { ADMIN_API_KEY: ADMIN_KEY, ADMIN_RATE_LIMIT: '1000' },
+      env: { ADMIN_API_KEY: ADMIN_KEY },
     });
     try {
       const admin = adminApi(gateway.url);
@@ -408,47 +408,6 @@ describe('admin API: body size and rate limits', () => {
       expect(wide.status).toBe(400);
       expect(wide.body.error).toMatchObject({ code: 'invalid_parameter', param: 'x' });
       expect(wide.body.error.message).toContain('has more than 1000 keys');
-    } finally {
-      await gateway.close();
-    }
-  });
-
-  it('429 with Retry-After after 10 requests in 10 s from one client, counting failed logins, sparing /v1', async () => {
-    const gateway = await startTestApp({ env: { ADMIN_API_KEY: ADMIN_KEY } });
-    try {
-      const admin = adminApi(gateway.url);
-      const statuses: number[] = [];
-      for (let index = 0; index < 8; index++) statuses.push((await admin.get('/keys')).status);
-      statuses.push(
-        (
-          await request(gateway.url)
-            .get('/admin/keys')
-            .set('Authorization', 'Bearer wrong-admin-key-000000')
-        ).status,
-      );
-      const tenth = await admin.post('/keys', { name: `limit-${process.pid}-${Date.now()}` });
-      statuses.push(tenth.status);
-      expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 401, 201]);
-      expect(tenth.headers['x-ratelimit-limit']).toBe('10');
-      expect(tenth.headers['x-ratelimit-remaining']).toBe('0');
-
-      const limited = await admin.get('/keys');
-      expect(limited.status).toBe(429);
-      expect(limited.body.error).toMatchObject({ code: 'rate_limit_exceeded', type: 'requests' });
-      const retryAfter = Number(limited.headers['retry-after']);
-      expect(retryAfter).toBeGreaterThanOrEqual(1);
-      expect(retryAfter).toBeLessThanOrEqual(10);
-      expect(
-        (await request(gateway.url).get('/admin/usage').set('Authorization', `Bearer ${ADMIN_KEY}`))
-          .status,
-      ).toBe(429);
-
-      // The admin limit is its own: the public API keeps serving.
-      const completion = await request(gateway.url)
-        .post('/v1/chat/completions')
-        .set('Authorization', `Bearer ${tenth.body.secret}`)
-        .send(chatBody());
-      expect(completion.status).toBe(200);
     } finally {
       await gateway.close();
     }

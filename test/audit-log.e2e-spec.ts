@@ -55,7 +55,6 @@ describe('audit log: one row per change, with who, what, from where, and no secr
       env: {
         ADMIN_API_KEY: ADMIN_KEY,
         GATEWAY_CONFIG: configFile,
-        ADMIN_RATE_LIMIT: '1000',
         DASHBOARD_RATE_LIMIT: '1000',
         OIDC_ISSUER_URL: provider.issuer,
         OIDC_CLIENT_ID: provider.clientId,

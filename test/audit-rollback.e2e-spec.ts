@@ -67,7 +67,6 @@ describe('audit log: a change whose audit row fails is rolled back', () => {
         ADMIN_API_KEY: ADMIN_KEY,
         GATEWAY_CONFIG: configFile,
         KEY_CACHE_TTL_MS: '0',
-        ADMIN_RATE_LIMIT: '1000',
         DASHBOARD_RATE_LIMIT: '1000',
         OIDC_ISSUER_URL: provider.issuer,
         OIDC_CLIENT_ID: provider.clientId,

@@ -45,7 +45,6 @@ describe('hot reload of GATEWAY_CONFIG (built gateway)', () => {
       GATEWAY_DATA_DIR: join(dir, 'data'),
       GATEWAY_CONFIG: file,
       ADMIN_API_KEY: ADMIN_KEY,
-      ADMIN_RATE_LIMIT: '1000',
       KEY_RPM_LIMIT: '1000000', // the load below is far above the default 100 per minute
     });
     child = gateway.child;

@@ -28,7 +28,6 @@ describe('embedded database (PGlite)', () => {
         DATABASE_URL: '',
         GATEWAY_DATA_DIR: dataDir,
         ADMIN_API_KEY: ADMIN_KEY,
-        ADMIN_RATE_LIMIT: '1000',
         KEY_CACHE_TTL_MS: '60000',
         USAGE_FLUSH_INTERVAL_MS: '20',
       },

@@ -21,7 +21,6 @@ function gatewayEnv(provider: TestOidcProvider, extra: Record<string, string> = 
     OIDC_CLIENT_ID: provider.clientId,
     OIDC_CLIENT_SECRET: provider.clientSecret,
     OIDC_ROLES: JSON.stringify(ROLES),
-    ADMIN_RATE_LIMIT: '1000',
     ...extra,
   };
 }

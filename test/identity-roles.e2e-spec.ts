@@ -74,7 +74,6 @@ describe('roles from groups, enforced on the admin API and the dashboard API', (
         OIDC_SCOPES: 'openid email profile groups',
         OIDC_ROLES: JSON.stringify(ROLES),
         DASHBOARD_RATE_LIMIT: '1000',
-        ADMIN_RATE_LIMIT: '1000',
       },
     });
     provider.allowGateway(gateway.url);

@@ -9,7 +9,6 @@ import { chat, chatBody } from './support/chat';
 // A cache that would hide any change for a minute: whatever is seen sooner came from a notification.
 const LONG_CACHE = {
   ADMIN_API_KEY: ADMIN_KEY,
-  ADMIN_RATE_LIMIT: '1000',
   KEY_CACHE_TTL_MS: '60000',
 };
 const unique = (name: string) => `${name}-${process.pid}-${Date.now()}`;

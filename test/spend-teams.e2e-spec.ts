@@ -33,7 +33,6 @@ describe('teams', () => {
       models: { 'alpha-k3': [deployment], 'beta-v4-pro-0813': [deployment] },
       env: {
         ADMIN_API_KEY: ADMIN_KEY,
-        ADMIN_RATE_LIMIT: '1000',
         USAGE_FLUSH_INTERVAL_MS: '20',
         REDIS_URL: '',
       },

@@ -11,7 +11,6 @@ import { AuditService } from '../audit/audit.service';
 import { Public } from '../auth/public.decorator';
 import { GatewayException } from '../common/errors/gateway.exception';
 import { Requires } from '../identity/current-access.decorator';
-import { AdminThrottlerGuard } from './admin-throttler.guard';
 import { AdminGuard } from './admin.guard';
 import { AuditQueryDto } from './dto/audit-query.dto';
 
@@ -20,7 +19,7 @@ import { AuditQueryDto } from './dto/audit-query.dto';
  * no route edits or deletes a row, and the table's trigger refuses it anyway.
  */
 @Public() // no virtual key: AdminGuard checks the admin credential instead
-@UseGuards(AdminThrottlerGuard, AdminGuard)
+@UseGuards(AdminGuard)
 @Controller('admin/audit')
 export class AdminAuditController {
   constructor(private readonly audit: AuditService) {}

@@ -8,12 +8,11 @@ import { loadGatewayConfig } from '../config/gateway-config.loader';
 import { GatewayConfigService } from '../config/gateway-config.service';
 import { PrismaService } from '../database/prisma.service';
 import { ChangeScope, Requires } from '../identity/current-access.decorator';
-import { AdminThrottlerGuard } from './admin-throttler.guard';
 import { AdminGuard } from './admin.guard';
 
 /** Reloads GATEWAY_CONFIG without a restart, as SIGHUP does; for hosts where signals are awkward. */
 @Public() // no virtual key: AdminGuard checks the admin credential instead
-@UseGuards(AdminThrottlerGuard, AdminGuard)
+@UseGuards(AdminGuard)
 @Controller('admin/config')
 export class AdminConfigController {
   constructor(

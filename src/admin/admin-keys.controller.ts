@@ -5,7 +5,6 @@ import { GatewayConfigService } from '../config/gateway-config.service';
 import type { Access } from '../identity/access';
 import { ChangeScope, CurrentAccess, Requires } from '../identity/current-access.decorator';
 import { VirtualKeyService } from '../keys/virtual-key.service';
-import { AdminThrottlerGuard } from './admin-throttler.guard';
 import { AdminGuard } from './admin.guard';
 import { assertKnownModels } from './known-models';
 import { presentCreatedKey, presentKey } from '../keys/virtual-key.presenter';
@@ -21,7 +20,7 @@ import { assertMayCreateKey, KEY_OF_ANOTHER } from './key-access';
  * keys they created; another's key is a 403.
  */
 @Public() // no virtual key: AdminGuard checks the admin credential instead
-@UseGuards(AdminThrottlerGuard, AdminGuard)
+@UseGuards(AdminGuard)
 @Controller('admin/keys')
 export class AdminKeysController {
   constructor(

@@ -8,7 +8,6 @@ import { VirtualKeyService } from '../keys/virtual-key.service';
 import { TeamsService } from '../teams/teams.service';
 import { DEFAULT_REPORT_LIMIT, MAX_REPORT_LIMIT, pageRows } from '../usage/report-range';
 import { SpendGroup, SpendReport } from '../usage/spend-report.service';
-import { AdminThrottlerGuard } from './admin-throttler.guard';
 import { AdminGuard } from './admin.guard';
 import { SpendQueryDto } from './dto/spend-query.dto';
 import { KEY_OF_ANOTHER } from './key-access';
@@ -18,7 +17,7 @@ import { KEY_OF_ANOTHER } from './key-access';
  * admin sees their team's spend, a member one of their keys' (docs/sso.md, "Roles").
  */
 @Public() // no virtual key: AdminGuard checks the admin credential instead
-@UseGuards(AdminThrottlerGuard, AdminGuard)
+@UseGuards(AdminGuard)
 @Controller('admin/spend')
 export class AdminSpendController {
   constructor(

@@ -5,7 +5,6 @@ import { GatewayConfigService } from '../config/gateway-config.service';
 import type { Access } from '../identity/access';
 import { ChangeScope, CurrentAccess, Requires } from '../identity/current-access.decorator';
 import { presentTeam, TeamsService } from '../teams/teams.service';
-import { AdminThrottlerGuard } from './admin-throttler.guard';
 import { AdminGuard } from './admin.guard';
 import { assertKnownModels } from './known-models';
 import { CreateTeamDto, toTeamSettings, UpdateTeamDto } from './dto/team.dto';
@@ -15,7 +14,7 @@ import { CreateTeamDto, toTeamSettings, UpdateTeamDto } from './dto/team.dto';
  * the admin's; a team admin reads their own teams (docs/sso.md, "Roles").
  */
 @Public() // no virtual key: AdminGuard checks the admin credential instead
-@UseGuards(AdminThrottlerGuard, AdminGuard)
+@UseGuards(AdminGuard)
 @Controller('admin/teams')
 export class AdminTeamsController {
   constructor(

@@ -6,7 +6,6 @@ import { VirtualKeyService } from '../keys/virtual-key.service';
 import { DEFAULT_REPORT_LIMIT, pageRows } from '../usage/report-range';
 import { UsageReport } from '../usage/usage-report.service';
 import type { UsageGroup } from '../usage/usage.types';
-import { AdminThrottlerGuard } from './admin-throttler.guard';
 import { AdminGuard } from './admin.guard';
 import { UsageQueryDto } from './dto/usage-query.dto';
 import { KEY_OF_ANOTHER } from './key-access';
@@ -17,7 +16,7 @@ import { KEY_OF_ANOTHER } from './key-access';
  * (docs/sso.md, "Roles").
  */
 @Public() // no virtual key: AdminGuard checks the admin credential instead
-@UseGuards(AdminThrottlerGuard, AdminGuard)
+@UseGuards(AdminGuard)
 @Controller('admin/usage')
 export class AdminUsageController {
   constructor(

@@ -5,6 +5,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { GatewayException } from '../common/errors/gateway.exception';
 import type { Capability } from '../identity/access';
 import { AccessService } from '../identity/access.service';
+import { CredentialFailures } from '../identity/credential-failures';
 import { REQUIRES } from '../identity/current-access.decorator';
 import { IdentitySettings } from '../identity/identity-settings';
 import { IdentityService } from '../identity/identity.service';
@@ -20,6 +21,8 @@ const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
  * configured, a JWT access token or ID token of the provider, whose groups give the roles. The
  * route's @Requires capability is then checked (403 permission_denied); the controllers narrow
  * it to the keys and teams in reach. Without ADMIN_API_KEY and OIDC the admin API does not exist (404).
+ * A wrong credential counts against its client address's failure limit (CredentialFailures);
+ * a right one is accepted whatever that count, and a request without one guesses nothing.
  */
 @Injectable()
 export class AdminGuard implements CanActivate {
@@ -29,6 +32,7 @@ export class AdminGuard implements CanActivate {
     @Inject(IdentitySettings) private readonly settings: IdentitySettings,
     private readonly identity: IdentityService,
     private readonly accessService: AccessService,
+    private readonly failures: CredentialFailures,
     private readonly reflector: Reflector,
   ) {
     this.expected = settings.adminKey ? sha256(settings.adminKey) : null;
@@ -52,11 +56,26 @@ export class AdminGuard implements CanActivate {
 
   private async authenticate(request: Request): Promise<Principal> {
     const presented = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
-    if (presented && this.expected && timingSafeEqual(sha256(presented), this.expected))
+    if (!presented) throw this.wrongCredential();
+    if (this.expected && timingSafeEqual(sha256(presented), this.expected))
       return ADMIN_KEY_PRINCIPAL;
-    if (presented && this.settings.oidc && JWT.test(presented))
-      return this.identity.principalFromBearer(presented);
-    throw new GatewayException(
+    try {
+      if (this.settings.oidc && JWT.test(presented))
+        return await this.identity.principalFromBearer(presented);
+      throw this.wrongCredential();
+    } catch (error) {
+      // A refused credential counts; the identity provider or the database failing does not.
+      if (
+        error instanceof GatewayException &&
+        (error.code === 'invalid_admin_key' || error.code === 'invalid_admin_token')
+      )
+        throw (await this.failures.count(request, this.settings.adminApiFailures, error)).error;
+      throw error;
+    }
+  }
+
+  private wrongCredential(): GatewayException {
+    return new GatewayException(
       'invalid_admin_key',
       this.settings.oidc
         ? {

@@ -10,9 +10,11 @@ import {
   Max,
   Min,
   MinLength,
+  ValidateBy,
   ValidateIf,
 } from 'class-validator';
 import { emptyToUndefined, toInt } from './env-transforms';
+import { parseTrustProxy } from './trust-proxy';
 
 /**
  * Who may reach the admin API and the dashboard, and how (the admin key, sessions, SSO in
@@ -27,18 +29,36 @@ export class AdminAccessSettings {
   @MinLength(16)
   ADMIN_API_KEY?: string;
 
-  /** Admin API requests allowed per client IP per ADMIN_RATE_WINDOW_MS (default 10 per 10 s). */
+  /**
+   * Failed admin API credentials (a wrong admin key, a refused bearer token) per client address
+   * per ADMIN_AUTH_FAILURE_WINDOW_MS; beyond it a wrong credential gets 429, a right one passes.
+   */
   @Transform(toInt)
   @IsInt()
   @Min(1)
   @Max(1_000_000)
-  ADMIN_RATE_LIMIT = 10;
+  ADMIN_AUTH_FAILURE_LIMIT = 10;
 
   @Transform(toInt)
   @IsInt()
   @Min(1_000)
-  @Max(3_600_000)
-  ADMIN_RATE_WINDOW_MS = 10_000;
+  @Max(86_400_000)
+  ADMIN_AUTH_FAILURE_WINDOW_MS = 900_000;
+
+  /**
+   * How to find the client's address behind proxies, as Express's `trust proxy` (hop count,
+   * or addresses and CIDR subnets); unset: the socket's peer. See parseTrustProxy.
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @ValidateBy({
+    name: 'isTrustProxy',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && trustProxyError(value) === null,
+      defaultMessage: (args) => trustProxyError(String(args?.value)) ?? '',
+    },
+  })
+  TRUST_PROXY?: string;
 
   /** The gateway's public origin (e.g. https://llm.example.com); the dashboard shows `<it>/v1`. Default: the request's host. */
   @Transform(emptyToUndefined)
@@ -66,7 +86,7 @@ export class AdminAccessSettings {
   @Max(3_600_000)
   DASHBOARD_RATE_WINDOW_MS = 10_000;
 
-  /** Failed dashboard sign-ins allowed per client IP per DASHBOARD_SIGNIN_FAILURE_WINDOW_MS. */
+  /** Failed dashboard sign-ins per client address per window; a right key always signs in. */
   @Transform(toInt)
   @IsInt()
   @Min(1)
@@ -134,4 +154,13 @@ export class AdminAccessSettings {
   @Min(0)
   @Max(36_500)
   AUDIT_RETENTION_DAYS = 365;
+}
+
+function trustProxyError(value: string): string | null {
+  try {
+    parseTrustProxy(value);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
 }

@@ -16,12 +16,12 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Public } from '../auth/public.decorator';
 import { GatewayException } from '../common/errors/gateway.exception';
 import type { Access } from '../identity/access';
+import { CredentialFailures } from '../identity/credential-failures';
 import { CurrentAccess, Requires } from '../identity/current-access.decorator';
 import { IdentityService } from '../identity/identity.service';
 import { OidcClient } from '../identity/oidc-client.service';
 import { ADMIN_KEY_PRINCIPAL, auditScopeOf } from '../identity/principal';
 import { roleName } from '../identity/roles';
-import { CounterStore } from '../limits/counters/counter-store';
 import { clearSessionCookie, setSessionCookie } from './dashboard-cookie';
 import { DashboardSessionService } from './dashboard-session.service';
 import {
@@ -46,7 +46,7 @@ export class DashboardSessionController {
     private readonly sessions: DashboardSessionService,
     private readonly identity: IdentityService,
     private readonly oidc: OidcClient,
-    @Inject(CounterStore) private readonly counters: CounterStore,
+    private readonly failures: CredentialFailures,
     @Inject(DashboardSettings) private readonly settings: DashboardSettings,
   ) {
     this.expected = settings.adminKey ? sha256(settings.adminKey) : null;
@@ -64,11 +64,12 @@ export class DashboardSessionController {
   }
 
   /**
-   * Only failed attempts are counted, per client IP: an admin who types the key right is never
-   * locked out by a neighbour's successes, and guessing stops after a few tries. Every attempt is
-   * charged up front and a success gives its charge back, so concurrent guesses cannot slip past
-   * the limit. No CSRF token exists yet; SameSite=Strict and the JSON-only body keep other sites
-   * from signing a browser in. Each sign-in and each wrong key writes an audit row.
+   * The admin key for a session. A right key always signs in; only a wrong one is counted, per
+   * client address (CredentialFailures), and beyond DASHBOARD_SIGNIN_FAILURE_LIMIT it gets 429
+   * with Retry-After instead of 401: the admin, even at the guesser's address, is never locked
+   * out. No CSRF token exists yet; SameSite=Strict and the JSON-only body keep other sites from
+   * signing a browser in. Each sign-in writes an audit row, and so does each wrong key within
+   * the limit; beyond it the 429s are not audited one by one, so guessing cannot flood the log.
    */
   @Post()
   @HttpCode(200)
@@ -84,23 +85,17 @@ export class DashboardSessionController {
           ? 'Admin-key sign-in is off (DASHBOARD_ADMIN_KEY_SIGNIN=off): sign in with SSO.'
           : 'Admin-key sign-in needs ADMIN_API_KEY: sign in with SSO.',
       });
-    const failures = {
-      key: `dashboard:{signin:${request.ip ?? 'unknown'}}:failures`,
-      limit: this.settings.signInFailureLimit,
-      windowMs: this.settings.signInFailureWindowMs,
-    };
-    const attempt = await this.counters.consume([failures], 1);
-    if (!attempt.allowed) throw this.lockedOut(attempt.counters[0].resetMs);
     const origin = auditScopeOf(null, request);
     if (!timingSafeEqual(sha256(body.admin_key), this.expected!)) {
-      await this.identity.recordFailedSignIn('admin_key', 'invalid_admin_key', origin);
-      throw new GatewayException('invalid_admin_key');
+      const failure = await this.failures.count(
+        request,
+        this.settings.signInFailures,
+        new GatewayException('invalid_admin_key'),
+      );
+      if (failure.counted)
+        await this.identity.recordFailedSignIn('admin_key', 'invalid_admin_key', origin);
+      throw failure.error;
     }
-    await this.counters.adjust(
-      [{ key: failures.key, endsAt: attempt.counters[0].endsAt }],
-      -1,
-      attempt.backend,
-    );
     await this.identity.recordAdminKeySignIn(ADMIN_KEY_PRINCIPAL, origin);
     const { secret, session } = this.sessions.create(ADMIN_KEY_PRINCIPAL);
     setSessionCookie(request, response, secret, this.settings.publicBaseUrl);
@@ -161,14 +156,6 @@ export class DashboardSessionController {
     }
     response.status(200);
     return { object: 'dashboard_sign_out', logout_url: logoutUrl };
-  }
-
-  private lockedOut(resetMs: number): GatewayException {
-    const retryAfter = Math.max(1, Math.ceil(resetMs / 1000));
-    return new GatewayException('rate_limit_exceeded', {
-      message: `Too many failed sign-ins from this address. Retry after ${retryAfter} s.`,
-      headers: { 'Retry-After': String(retryAfter) },
-    });
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { AppConfig } from '../config/app-config';
+import type { FailureLimit } from '../identity/credential-failures';
 
 /** The dashboard's knobs, read once from the validated environment. */
 export interface DashboardSettings {
@@ -14,8 +15,8 @@ export interface DashboardSettings {
   sessionIdleMs: number;
   rateLimit: number;
   rateWindowMs: number;
-  signInFailureLimit: number;
-  signInFailureWindowMs: number;
+  /** Failed admin-key sign-ins per client address (DASHBOARD_SIGNIN_FAILURE_*). */
+  signInFailures: FailureLimit;
 }
 
 export const DashboardSettings = Symbol('DashboardSettings');
@@ -31,8 +32,11 @@ export function dashboardSettingsFrom(config: AppConfig): DashboardSettings {
     sessionIdleMs: config.DASHBOARD_SESSION_IDLE_MS,
     rateLimit: config.DASHBOARD_RATE_LIMIT,
     rateWindowMs: config.DASHBOARD_RATE_WINDOW_MS,
-    signInFailureLimit: config.DASHBOARD_SIGNIN_FAILURE_LIMIT,
-    signInFailureWindowMs: config.DASHBOARD_SIGNIN_FAILURE_WINDOW_MS,
+    signInFailures: {
+      door: 'dashboard-sign-in',
+      limit: config.DASHBOARD_SIGNIN_FAILURE_LIMIT,
+      windowMs: config.DASHBOARD_SIGNIN_FAILURE_WINDOW_MS,
+    },
   };
 }
 

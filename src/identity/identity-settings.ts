@@ -1,4 +1,5 @@
 import type { AppConfig } from '../config/app-config';
+import type { FailureLimit } from './credential-failures';
 import { parseRoleMap, type RoleMap } from './roles';
 
 /** The identity provider the dashboard signs in with and whose tokens the admin API accepts. */
@@ -22,6 +23,8 @@ export interface IdentitySettings {
   oidc: OidcSettings | null;
   /** The admin key may be exchanged for a dashboard session (DASHBOARD_ADMIN_KEY_SIGNIN). */
   adminKeySignIn: boolean;
+  /** Failed admin API credentials per client address (ADMIN_AUTH_FAILURE_*). */
+  adminApiFailures: FailureLimit;
 }
 
 export const IdentitySettings = Symbol('IdentitySettings');
@@ -38,6 +41,11 @@ export function identitySettingsFrom(config: AppConfig): IdentitySettings {
   return {
     adminKey: config.ADMIN_API_KEY ?? null,
     adminKeySignIn: config.DASHBOARD_ADMIN_KEY_SIGNIN !== 'off',
+    adminApiFailures: {
+      door: 'admin-api',
+      limit: config.ADMIN_AUTH_FAILURE_LIMIT,
+      windowMs: config.ADMIN_AUTH_FAILURE_WINDOW_MS,
+    },
     oidc:
       issuerUrl && clientId
         ? {

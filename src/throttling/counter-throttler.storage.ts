@@ -31,7 +31,7 @@ export class CounterThrottlerStorage implements ThrottlerStorage {
           key: requestCounterKey(throttlerName, key),
           limit,
           windowMs: ttl,
-          // A virtual key's rpm_limit follows LIMITS_ON_STORE_FAILURE; the admin API's falls back.
+          // A virtual key's rpm_limit follows LIMITS_ON_STORE_FAILURE.
           keyLimit: throttlerName === KEY_REQUESTS_THROTTLER,
         },
       ],

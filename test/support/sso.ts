@@ -67,6 +67,5 @@ export function oidcEnv(provider: TestOidcProvider, roles: Record<string, string
     OIDC_SCOPES: 'openid email profile groups',
     OIDC_ROLES: JSON.stringify(roles),
     DASHBOARD_RATE_LIMIT: '1000',
-    ADMIN_RATE_LIMIT: '1000',
   };
 }

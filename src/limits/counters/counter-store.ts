@@ -11,7 +11,7 @@ export interface CounterSpec {
   /**
    * A virtual key's or team's own limit: with LIMITS_ON_STORE_FAILURE=closed it is refused
    * (503) rather than counted in one instance's memory while the shared store is down. Absent
-   * for the gateway's own limits (the admin API's), which always fall back to memory.
+   * for the gateway's own limits (failed admin credentials), which always fall back to memory.
    */
   keyLimit?: boolean;
 }
