@@ -1,3 +1,4 @@
+import { MAX_COMPLETION_TOKENS } from '../common/validation/field-rules';
 import { MESSAGE_ROLES } from '../formats/chat-completions/dto/chat-message.dto';
 import {
   MAX_CHOICES,
@@ -110,8 +111,12 @@ export const CHAT_COMPLETION_SCHEMAS = {
         properties: { include_usage: nullable({ type: 'boolean' }) },
       }),
       temperature: nullable({ type: 'number', minimum: 0, maximum: 2 }),
-      max_tokens: nullable({ type: 'integer', minimum: 1 }),
-      max_completion_tokens: nullable({ type: 'integer', minimum: 1 }),
+      max_tokens: nullable({ type: 'integer', minimum: 1, maximum: MAX_COMPLETION_TOKENS }),
+      max_completion_tokens: nullable({
+        type: 'integer',
+        minimum: 1,
+        maximum: MAX_COMPLETION_TOKENS,
+      }),
       top_p: nullable({ type: 'number', minimum: 0, maximum: 1 }),
       stop: nullable({
         anyOf: [{ type: 'string' }, { type: 'array', maxItems: 4, items: { type: 'string' } }],

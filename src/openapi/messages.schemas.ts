@@ -2,6 +2,8 @@
 // gateway accepts and answers it. Bodies are described as far as the gateway reads them; other
 // fields are allowed, and reach Anthropic deployments unchanged.
 
+import { MAX_COMPLETION_TOKENS } from '../common/validation/field-rules';
+
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ content: { 'application/json': { schema } } });
 
@@ -33,7 +35,7 @@ export const MESSAGES_SCHEMAS = {
     required: ['model', 'max_tokens', 'messages'],
     properties: {
       model: { type: 'string', minLength: 1, description: 'A public model or an alias.' },
-      max_tokens: { type: 'integer', minimum: 1 },
+      max_tokens: { type: 'integer', minimum: 1, maximum: MAX_COMPLETION_TOKENS },
       messages: {
         type: 'array',
         minItems: 1,

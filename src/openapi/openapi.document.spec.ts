@@ -138,6 +138,7 @@ describe('OpenAPI document', () => {
   it.each([
     ['temperature above 2', { temperature: 2.5 }],
     ['max_tokens 0', { max_tokens: 0 }],
+    ['max_tokens 1e308', { max_tokens: 1e308 }],
     ['five stop sequences', { stop: ['a', 'b', 'c', 'd', 'e'] }],
     ['n above the limit', { n: 129 }],
     ['a non-integer logit_bias key', { logit_bias: { abc: 1 } }],

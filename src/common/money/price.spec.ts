@@ -64,6 +64,8 @@ describe('prices and costs', () => {
     expect(picoToCounterUnits(150n)).toBe(1);
     expect(picoToCounterUnits(1000n)).toBe(1);
     expect(picoToCounterUnits(1001n)).toBe(2);
+    // Beyond any budget: counted as the largest exact number, still above every limit.
+    expect(picoToCounterUnits(10n ** 320n)).toBe(Number.MAX_SAFE_INTEGER);
     expect(budgetToCounterUnits('25.5')).toBe(25_500_000_000);
     expect(budgetToCounterUnits('0')).toBeNull();
     expect(budgetToCounterUnits('abc')).toBeNull();

@@ -86,10 +86,17 @@ export function formatUsd(pico: bigint): string {
   return formatDecimal(pico, COST_DECIMALS);
 }
 
-/** Pico-dollars to the nano-dollars of the budget counters, rounded up so they never under-count. */
+/**
+ * Pico-dollars to the nano-dollars of the budget counters, rounded up so they never under-count.
+ * A hold beyond Number.MAX_SAFE_INTEGER (above any budget, MAX_BUDGET_USD) counts as that much,
+ * so the counters stay exact integers and the request is refused as over budget.
+ */
 export function picoToCounterUnits(pico: bigint): number {
-  return Number(divideUp(pico, 1000n));
+  const units = divideUp(pico, 1000n);
+  return units > MAX_SAFE_UNITS ? Number.MAX_SAFE_INTEGER : Number(units);
 }
+
+const MAX_SAFE_UNITS = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** Decimal US dollars as budgets take them: up to 7 whole digits and 6 places, never a number. */
 export const BUDGET_USD_PATTERN = /^\d{1,7}(\.\d{1,6})?$/;

@@ -7,6 +7,13 @@ import { invalidParameter } from './invalid-parameter';
  */
 export type Rule<T> = (value: unknown, path: string) => T;
 
+/**
+ * The largest completion cap (max_tokens and its kin) a request may ask for: a 32-bit integer,
+ * which every provider's API takes, and small enough that a hold (prompt + cap × n choices, in
+ * tokens or in dollars) stays an exact number; 1e308 would overflow it to Infinity.
+ */
+export const MAX_COMPLETION_TOKENS = 2_147_483_647;
+
 export function boolean(): Rule<boolean> {
   return (value, path) => {
     if (typeof value !== 'boolean') throw invalidParameter(path, 'must be a boolean value');

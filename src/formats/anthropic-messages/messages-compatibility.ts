@@ -14,7 +14,7 @@ export const MESSAGES_COMPATIBILITY = {
   },
   max_tokens: {
     handling: 'required',
-    note: 'integer >= 1; sent as `max_completion_tokens`; also the token reservation',
+    note: 'integer from 1 to 2147483647; sent as `max_completion_tokens`; also the token reservation',
   },
   messages: {
     handling: 'translated',

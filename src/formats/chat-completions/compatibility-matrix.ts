@@ -12,8 +12,14 @@ export const COMPATIBILITY_MATRIX = {
     note: 'Non-empty, at most 10,000; each an object. `role`: `system`, `developer`, `user`, `assistant`, `tool`, or legacy `function` (with `name`). `content`: a string or a non-empty array of content parts, forwarded unchanged: `text` (every role), `image_url`, `input_audio`, `file` (user), `refusal` (assistant); `null` only on an assistant turn with `tool_calls` or `function_call`. `name`, `tool_call_id` (required on `tool`), `tool_calls`, `function_call` passed; other message fields dropped. Token estimates count strings and `text` parts.',
   },
   temperature: { handling: 'pass', note: 'number 0-2' },
-  max_tokens: { handling: 'pass', note: 'integer >= 1; also used for token reservations' },
-  max_completion_tokens: { handling: 'pass', note: 'integer >= 1; newer name of max_tokens' },
+  max_tokens: {
+    handling: 'pass',
+    note: 'integer from 1 to 2147483647; also used for token reservations',
+  },
+  max_completion_tokens: {
+    handling: 'pass',
+    note: 'integer from 1 to 2147483647; newer name of max_tokens',
+  },
   top_p: { handling: 'pass', note: 'number 0-1' },
   stop: { handling: 'pass', note: 'string or up to 4 strings' },
   seed: { handling: 'pass', note: 'integer' },

@@ -30,7 +30,7 @@ export const RESPONSES_COMPATIBILITY = {
   parallel_tool_calls: { handling: 'translated', note: 'boolean; sent only with tools' },
   max_output_tokens: {
     handling: 'translated',
-    note: 'integer >= 1, as max_completion_tokens; also used for token reservations. A cut answer is `incomplete` with reason `max_output_tokens`.',
+    note: 'integer from 1 to 2147483647, as max_completion_tokens; also used for token reservations. A cut answer is `incomplete` with reason `max_output_tokens`.',
   },
   temperature: { handling: 'translated', note: 'number 0-2' },
   top_p: { handling: 'translated', note: 'number 0-1' },

@@ -67,6 +67,11 @@ describe('parseMessagesRequest', () => {
     [{ max_tokens: undefined }, 'max_tokens', 'max_tokens: Field required'],
     [{ max_tokens: 0 }, 'max_tokens', 'max_tokens: Input should be greater than or equal to 1'],
     [{ max_tokens: 1.5 }, 'max_tokens', 'max_tokens: Input should be a valid integer'],
+    [
+      { max_tokens: 1e308 },
+      'max_tokens',
+      'max_tokens: Input should be less than or equal to 2147483647',
+    ],
     [{ model: '' }, 'model', 'model: String should have at least 1 character'],
     [{ model: 7 }, 'model', 'model: Input should be a valid string'],
     [{ messages: [] }, 'messages', 'messages: at least one message is required'],

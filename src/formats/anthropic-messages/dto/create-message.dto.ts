@@ -1,3 +1,4 @@
+import { MAX_COMPLETION_TOKENS } from '../../../common/validation/field-rules';
 import type { CountTokensRequest, MessagesRequest } from '../anthropic-messages.types';
 import { checkMessages, checkSystem } from './message-content.dto';
 import {
@@ -94,7 +95,7 @@ function checkBody(body: Record<string, unknown>, maxTokensRequired: boolean): v
   const model = requireString(body.model, 'model');
   if (model.length === 0) throw invalidField('model', 'String should have at least 1 character');
   if (maxTokensRequired || body.max_tokens != null)
-    requireInteger(body.max_tokens, 'max_tokens', 1);
+    requireInteger(body.max_tokens, 'max_tokens', 1, MAX_COMPLETION_TOKENS);
   checkMessages(body.messages);
   for (const [field, check] of Object.entries(OPTIONAL_FIELDS)) {
     const value = body[field];

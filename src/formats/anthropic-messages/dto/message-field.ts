@@ -41,11 +41,17 @@ export function requireArray(value: unknown, path: string): unknown[] {
   return value;
 }
 
-export function requireInteger(value: unknown, path: string, min: number): number {
+export function requireInteger(
+  value: unknown,
+  path: string,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (value === undefined) throw invalidField(path, 'Field required');
   if (typeof value !== 'number' || !Number.isInteger(value))
     throw invalidField(path, 'Input should be a valid integer');
   if (value < min) throw invalidField(path, `Input should be greater than or equal to ${min}`);
+  if (value > max) throw invalidField(path, `Input should be less than or equal to ${max}`);
   return value;
 }
 

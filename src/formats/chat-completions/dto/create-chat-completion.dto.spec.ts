@@ -17,4 +17,17 @@ describe('parseChatCompletion', () => {
     });
     expect(request).toEqual({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
   });
+
+  it.each(['max_tokens', 'max_completion_tokens'])(
+    'refuses a %s no hold could count (1e308), naming it',
+    (field) => {
+      const body = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
+      expect(() => parseChatCompletion({ ...body, [field]: 1e308 })).toThrow(
+        expect.objectContaining({ param: field, status: 400 }),
+      );
+      expect(parseChatCompletion({ ...body, [field]: 2_147_483_647 })).toMatchObject({
+        [field]: 2_147_483_647,
+      });
+    },
+  );
 });

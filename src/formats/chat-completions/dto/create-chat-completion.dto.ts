@@ -1,3 +1,4 @@
+import { MAX_COMPLETION_TOKENS } from '../../../common/validation/field-rules';
 import { invalidParameter, isJsonObject } from '../../../common/validation/invalid-parameter';
 import { ChatMessageDto, parseMessage } from './chat-message.dto';
 
@@ -57,8 +58,8 @@ const OPTIONAL_FIELDS: { [F in OptionalField]-?: Rule<NonNullable<CreateChatComp
     return options;
   },
   temperature: number(0, 2),
-  max_tokens: integer(1),
-  max_completion_tokens: integer(1),
+  max_tokens: integer(1, MAX_COMPLETION_TOKENS),
+  max_completion_tokens: integer(1, MAX_COMPLETION_TOKENS),
   top_p: number(0, 1),
   stop: (value, path) => {
     if (typeof value === 'string') return value;

@@ -2,6 +2,7 @@ import { invalidParameter, isJsonObject } from '../../../common/validation/inval
 import {
   boolean,
   integer,
+  MAX_COMPLETION_TOKENS,
   nonEmptyString,
   number,
   type Rule,
@@ -22,7 +23,7 @@ type OptionalField = Exclude<keyof CreateResponseDto, 'model' | 'input' | 'tools
 const OPTIONAL_FIELDS: { [F in OptionalField]-?: Rule<NonNullable<CreateResponseDto[F]>> } = {
   instructions: string(),
   parallel_tool_calls: boolean(),
-  max_output_tokens: integer(1),
+  max_output_tokens: integer(1, MAX_COMPLETION_TOKENS),
   temperature: number(0, 2),
   top_p: number(0, 1),
   text: (value) => parseText(value),
