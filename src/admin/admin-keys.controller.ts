@@ -13,6 +13,7 @@ import { toKeySettings } from './dto/key-settings.dto';
 import { DEFAULT_ROTATION_GRACE_SECONDS, RotateKeyDto } from './dto/rotate-key.dto';
 import { UpdateKeyDto } from './dto/update-key.dto';
 import { assertMayCreateKey, KEY_OF_ANOTHER } from './key-access';
+import { IdOrNameParam } from './dto/id-or-name.param';
 
 /**
  * Key management over HTTP. `:id` takes a key's id or its name, as the CLI does. Roles narrow
@@ -54,7 +55,7 @@ export class AdminKeysController {
 
   @Get(':id')
   @Requires('keys.read')
-  async get(@Param('id') id: string, @CurrentAccess() access: Access) {
+  async get(@Param() { id }: IdOrNameParam, @CurrentAccess() access: Access) {
     const key = await this.keys.get(id);
     access.assert(access.canReadKey(key), KEY_OF_ANOTHER);
     return presentKey(key);
@@ -63,7 +64,7 @@ export class AdminKeysController {
   @Patch(':id')
   @Requires('keys.update')
   async update(
-    @Param('id') id: string,
+    @Param() { id }: IdOrNameParam,
     @Body() body: UpdateKeyDto,
     @CurrentAccess() access: Access,
     @ChangeScope() scope: AuditScope,
@@ -85,7 +86,7 @@ export class AdminKeysController {
   @HttpCode(200)
   @Requires('keys.write')
   async revoke(
-    @Param('id') id: string,
+    @Param() { id }: IdOrNameParam,
     @CurrentAccess() access: Access,
     @ChangeScope() scope: AuditScope,
   ) {
@@ -98,7 +99,7 @@ export class AdminKeysController {
   @HttpCode(200)
   @Requires('keys.write')
   async rotate(
-    @Param('id') id: string,
+    @Param() { id }: IdOrNameParam,
     @Body() body: RotateKeyDto,
     @CurrentAccess() access: Access,
     @ChangeScope() scope: AuditScope,

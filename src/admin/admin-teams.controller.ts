@@ -8,6 +8,7 @@ import { presentTeam, TeamsService } from '../teams/teams.service';
 import { AdminGuard } from './admin.guard';
 import { assertKnownModels } from './known-models';
 import { CreateTeamDto, toTeamSettings, UpdateTeamDto } from './dto/team.dto';
+import { IdOrNameParam } from './dto/id-or-name.param';
 
 /**
  * Team management over HTTP (docs/spend.md). `:id` takes a team's id or its name. Changes are
@@ -40,7 +41,7 @@ export class AdminTeamsController {
 
   @Get(':id')
   @Requires('teams.read')
-  async get(@Param('id') id: string, @CurrentAccess() access: Access) {
+  async get(@Param() { id }: IdOrNameParam, @CurrentAccess() access: Access) {
     const team = await this.teams.get(id);
     access.assert(access.canReadTeam(team.id), 'This team is outside your role.');
     return presentTeam(team);
@@ -49,7 +50,7 @@ export class AdminTeamsController {
   @Patch(':id')
   @Requires('teams.write')
   async update(
-    @Param('id') id: string,
+    @Param() { id }: IdOrNameParam,
     @Body() body: UpdateTeamDto,
     @ChangeScope() scope: AuditScope,
   ) {
@@ -62,7 +63,7 @@ export class AdminTeamsController {
   /** Member keys stay, without a team. */
   @Delete(':id')
   @Requires('teams.write')
-  async remove(@Param('id') id: string, @ChangeScope() scope: AuditScope) {
+  async remove(@Param() { id }: IdOrNameParam, @ChangeScope() scope: AuditScope) {
     const { team, keysLeft } = await this.teams.remove(id, scope);
     return { ...presentTeam(team), deleted: true, keys_left_team: keysLeft };
   }

@@ -15,6 +15,7 @@ import { TeamsService } from '../teams/teams.service';
 import { DashboardSessionGuard } from './dashboard-session.guard';
 import { DashboardUsageService } from './dashboard-usage.service';
 import { ListKeysQuery } from './dto/list-keys.query';
+import { IdOrNameParam } from '../admin/dto/id-or-name.param';
 
 /**
  * The Keys page: the keys in the signed-in person's reach (all for an admin or a viewer, their
@@ -96,7 +97,7 @@ export class DashboardKeysController {
   @HttpCode(200)
   @Requires('keys.write')
   async revoke(
-    @Param('id') id: string,
+    @Param() { id }: IdOrNameParam,
     @CurrentAccess() access: Access,
     @ChangeScope() scope: AuditScope,
   ) {
@@ -109,7 +110,7 @@ export class DashboardKeysController {
   @HttpCode(200)
   @Requires('keys.write')
   async rotate(
-    @Param('id') id: string,
+    @Param() { id }: IdOrNameParam,
     @Body() body: RotateKeyDto,
     @CurrentAccess() access: Access,
     @ChangeScope() scope: AuditScope,

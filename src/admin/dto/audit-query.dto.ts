@@ -5,33 +5,36 @@ import {
   IsInt,
   IsOptional,
   IsString,
-  Matches,
   Max,
   MaxLength,
   Min,
+  ValidateBy,
 } from 'class-validator';
 import { Type } from 'class-transformer';
 import { AUDIT_ACTIONS, type AuditAction } from '../../audit/audit.types';
+import { IsPlainText, IsUtcDay } from '../../common/validation/field-validators';
 
-const DAY = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
-const DAY_MESSAGE = '$property must be a UTC day written YYYY-MM-DD, as for /admin/spend';
+const AS_FOR_SPEND = ', as for /admin/spend';
+/** Audit row ids are Postgres bigints. */
+const INT8_MAX = 9_223_372_036_854_775_807n;
 
 /** GET /admin/audit and the dashboard's Audit page (docs/sso.md, "Audit log"). */
 export class AuditQueryDto {
   /** First day included (UTC). */
   @IsOptional()
-  @Matches(DAY, { message: DAY_MESSAGE })
+  @IsUtcDay(AS_FOR_SPEND)
   from?: string;
 
   /** First day excluded (UTC). */
   @IsOptional()
-  @Matches(DAY, { message: DAY_MESSAGE })
+  @IsUtcDay(AS_FOR_SPEND)
   to?: string;
 
   /** An actor type (user, admin_key, cli, system, anonymous), a user id, an OS user or an e-mail. */
   @IsOptional()
   @IsString()
   @MaxLength(320)
+  @IsPlainText()
   actor?: string;
 
   /** One action, or several separated by commas. */
@@ -50,6 +53,7 @@ export class AuditQueryDto {
   @IsOptional()
   @IsString()
   @MaxLength(1000)
+  @IsPlainText()
   target?: string;
 
   @IsOptional()
@@ -61,7 +65,14 @@ export class AuditQueryDto {
 
   /** `next_cursor` of the previous page. */
   @IsOptional()
-  @Matches(/^\d{1,19}$/, { message: 'cursor must be the next_cursor of a previous page' })
+  @ValidateBy({
+    name: 'isAuditCursor',
+    validator: {
+      validate: (value: unknown) =>
+        typeof value === 'string' && /^\d{1,19}$/.test(value) && BigInt(value) <= INT8_MAX,
+      defaultMessage: () => 'cursor must be the next_cursor of a previous page',
+    },
+  })
   cursor?: string;
 
   @IsOptional()

@@ -3,13 +3,13 @@ import {
   IsArray,
   IsIn,
   IsInt,
-  IsISO8601,
   IsOptional,
   IsString,
   IsUUID,
   Max,
   Min,
 } from 'class-validator';
+import { IsPlainText, IsTimestamp } from '../../common/validation/field-validators';
 import { IsBudgetUsd } from './budget-usd.validator';
 import {
   BUDGET_PERIODS,
@@ -23,7 +23,7 @@ const INT4_MAX = 2_147_483_647;
 export class KeySettingsDto {
   /** ISO 8601 time after which the key stops working. */
   @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsTimestamp()
   expires_at?: string | null;
 
   @IsOptional()
@@ -62,6 +62,7 @@ export class KeySettingsDto {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(100)
+  @IsPlainText({ each: true })
   @IsString({ each: true })
   allowed_models?: string[] | null;
 }

@@ -1,20 +1,10 @@
 import { Type } from 'class-transformer';
-import {
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-} from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import { IsPlainText, IsUtcDay } from '../../common/validation/field-validators';
 import { MAX_REPORT_LIMIT } from '../../usage/report-range';
 import { SPEND_GROUPS, type SpendGroupBy } from '../../usage/spend-report.service';
 
-const DAY = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
-const DAY_MESSAGE = '$property must be a UTC day written YYYY-MM-DD (spend is kept per day)';
+const PER_DAY = ' (spend is kept per day)';
 
 /** GET /admin/spend (docs/spend.md). */
 export class SpendQueryDto {
@@ -24,12 +14,12 @@ export class SpendQueryDto {
 
   /** First day included; default 30 days before `to`. */
   @IsOptional()
-  @Matches(DAY, { message: DAY_MESSAGE })
+  @IsUtcDay(PER_DAY)
   from?: string;
 
   /** First day excluded; default tomorrow (UTC), so today is included. */
   @IsOptional()
-  @Matches(DAY, { message: DAY_MESSAGE })
+  @IsUtcDay(PER_DAY)
   to?: string;
 
   @IsOptional()
@@ -42,6 +32,8 @@ export class SpendQueryDto {
 
   @IsOptional()
   @IsString()
+  @MaxLength(200)
+  @IsPlainText()
   model?: string;
 
   @IsOptional()

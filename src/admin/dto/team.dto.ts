@@ -9,8 +9,10 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateIf,
 } from 'class-validator';
 import { BUDGET_PERIODS, type BudgetPeriod } from '../../common/time/budget-period';
+import { IsPlainText } from '../../common/validation/field-validators';
 import type { TeamSettings } from '../../teams/team.types';
 import { IsBudgetUsd } from './budget-usd.validator';
 
@@ -37,6 +39,7 @@ export class TeamSettingsDto {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(100)
+  @IsPlainText({ each: true })
   @IsString({ each: true })
   allowed_models?: string[] | null;
 }
@@ -45,14 +48,17 @@ export class CreateTeamDto extends TeamSettingsDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
+  @IsPlainText()
   name!: string;
 }
 
 export class UpdateTeamDto extends TeamSettingsDto {
-  @IsOptional()
+  // Absent leaves the name alone; null is no name, which a key or team must have.
+  @ValidateIf((_object, value) => value !== undefined)
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
+  @IsPlainText()
   name?: string;
 }
 

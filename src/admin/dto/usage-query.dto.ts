@@ -1,15 +1,6 @@
 import { Type } from 'class-transformer';
-import {
-  IsIn,
-  IsInt,
-  IsISO8601,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Max,
-  MaxLength,
-  Min,
-} from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import { IsPlainText, IsTimestamp } from '../../common/validation/field-validators';
 import { MAX_REPORT_LIMIT } from '../../usage/report-range';
 import type { UsageGroupBy } from '../../usage/usage.types';
 
@@ -22,16 +13,18 @@ export class UsageQueryDto {
 
   @IsOptional()
   @IsString()
+  @MaxLength(200)
+  @IsPlainText()
   model?: string;
 
   /** Inclusive start, ISO 8601; default 30 days before `to`. */
   @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsTimestamp()
   from?: string;
 
   /** Exclusive end, ISO 8601; default now. */
   @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsTimestamp()
   to?: string;
 
   @IsOptional()

@@ -1,11 +1,12 @@
-import { IsISO8601, IsOptional } from 'class-validator';
+import { IsOptional } from 'class-validator';
+import { IsTimestamp } from '../../common/validation/field-validators';
 
 export class UsageSeriesQuery {
   @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsTimestamp()
   from?: string;
 
   @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsTimestamp()
   to?: string;
 }
