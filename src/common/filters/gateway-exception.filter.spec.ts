@@ -85,4 +85,22 @@ describe('GatewayExceptionFilter', () => {
       },
     });
   });
+
+  it('answers a database that cannot answer with 503 + Retry-After, and a value Postgres refused with 400', async () => {
+    const filter = await filterWithMessagesFormat();
+    const lost = new Error('Connection terminated due to connection timeout');
+    const outage = answered(filter, lost, '/admin/keys');
+    expect(outage.status).toBe(503);
+    expect(outage.headers['Retry-After']).toBe('1');
+    expect(outage.body).toMatchObject({ error: { code: 'service_unavailable' } });
+    const nul = Object.assign(new Error('invalid byte sequence'), {
+      severity: 'ERROR',
+      code: '22021',
+    });
+    const data = answered(filter, nul, '/admin/keys');
+    expect(data.status).toBe(400);
+    expect(data.body).toMatchObject({
+      error: { code: 'invalid_parameter', message: expect.stringContaining('SQLSTATE 22021') },
+    });
+  });
 });

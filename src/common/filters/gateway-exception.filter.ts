@@ -1,5 +1,6 @@
 import {
   ArgumentsHost,
+  BadRequestException,
   Catch,
   ExceptionFilter,
   HttpException,
@@ -10,6 +11,7 @@ import {
 import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { ClientDisconnectedError } from '../errors/client-disconnected.error';
+import { databaseFailureOf } from '../errors/database-failure';
 import { GatewayErrorCode } from '../errors/gateway-error-code';
 import { GatewayException } from '../errors/gateway.exception';
 import { UpstreamError } from '../errors/upstream.error';
@@ -31,7 +33,10 @@ const HTTP_STATUS_CODES: Partial<Record<number, GatewayErrorCode>> = {
 /**
  * Turns every error into a GatewayException with a stable code, answered in the envelope of the
  * wire format the request speaks (ErrorEnvelopes; OpenAI's `{error:{message,type,param,code}}`
- * by default). Unknown errors become a generic 500 whose detail goes only to the log.
+ * by default). A database that cannot answer is a 503 with Retry-After, wherever it surfaced; a
+ * value Postgres refused as data (SQLSTATE class 22) that validation let through is a 400, and a
+ * warning, since the DTO should have named the field. Other unknown errors become a generic 500
+ * whose detail goes only to the log.
  */
 @Catch()
 export class GatewayExceptionFilter implements ExceptionFilter, OnApplicationShutdown {
@@ -96,6 +101,30 @@ export class GatewayExceptionFilter implements ExceptionFilter, OnApplicationShu
     const deliberate = deliberateError(exception);
     if (deliberate) return deliberate;
     if (exception instanceof ThrottlerException) return new GatewayException('rate_limit_exceeded');
+    const database = databaseFailureOf(exception);
+    if (database?.kind === 'unavailable')
+      return new GatewayException('service_unavailable', {
+        message: 'The database is unavailable. Retry later.',
+        headers: { 'Retry-After': '1' },
+        cause: exception,
+      });
+    if (database?.kind === 'data') {
+      this.logger.warn(
+        `request ${requestId}: Postgres refused a value (SQLSTATE ${database.sqlState}) that validation let through: ${describe(exception)}`,
+      );
+      return new GatewayException('invalid_parameter', {
+        message: `Invalid parameter: a value of this request is out of the range the database takes (SQLSTATE ${database.sqlState}).`,
+      });
+    }
+    // Nest's 400 for a path segment that is not valid percent-encoding (e.g. %E0%A4%A).
+    if (
+      exception instanceof BadRequestException &&
+      exception.message.startsWith('Failed to decode')
+    )
+      return new GatewayException('invalid_parameter', {
+        param: 'path',
+        message: 'Invalid parameter: a segment of the URL path is not valid percent-encoding.',
+      });
     if (exception instanceof HttpException) {
       const code = HTTP_STATUS_CODES[exception.getStatus()];
       if (code)
