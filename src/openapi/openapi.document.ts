@@ -67,7 +67,7 @@ const teamIdParam = [
     in: 'path',
     required: true,
     description: 'Team id or name.',
-    schema: { type: 'string' },
+    schema: { type: 'string', minLength: 1, maxLength: 200 },
   },
 ];
 const idParam = [
@@ -76,7 +76,7 @@ const idParam = [
     in: 'path',
     required: true,
     description: 'Key id or name.',
-    schema: { type: 'string' },
+    schema: { type: 'string', minLength: 1, maxLength: 200 },
   },
 ];
 const admin = (summary: string, extra: object = {}) => ({
@@ -85,7 +85,7 @@ const admin = (summary: string, extra: object = {}) => ({
   security: [{ adminKey: [] }],
   responses: {
     '200': { description: 'OK', ...json({ type: 'object' }) },
-    ...errors(401, 403, 404, 429),
+    ...errors(400, 401, 403, 404, 429, 503),
   },
   ...extra,
 });
@@ -197,7 +197,7 @@ export const OPENAPI_DOCUMENT = {
         requestBody: { required: true, ...json({ ...adminKeyBody, required: ['name'] }) },
         responses: {
           '201': { description: 'Created', ...json({ type: 'object' }) },
-          ...errors(400, 401, 409, 429),
+          ...errors(400, 401, 409, 429, 503),
         },
       }),
       get: admin('List keys (without secrets).', { operationId: 'listKeys' }),
@@ -244,7 +244,7 @@ export const OPENAPI_DOCUMENT = {
         requestBody: { required: true, ...json({ ...adminTeamBody, required: ['name'] }) },
         responses: {
           '201': { description: 'Created', ...json({ type: 'object' }) },
-          ...errors(400, 401, 409, 429),
+          ...errors(400, 401, 409, 429, 503),
         },
       }),
       get: admin('List teams.', { operationId: 'listTeams' }),
@@ -257,7 +257,7 @@ export const OPENAPI_DOCUMENT = {
         requestBody: { required: true, ...json(adminTeamBody) },
         responses: {
           '200': { description: 'OK', ...json({ type: 'object' }) },
-          ...errors(400, 401, 404, 409, 429),
+          ...errors(400, 401, 404, 409, 429, 503),
         },
       }),
       delete: admin('Delete a team; its keys stay, without a team.', {
@@ -299,7 +299,7 @@ export const OPENAPI_DOCUMENT = {
               'text/csv': { schema: { type: 'string' } },
             },
           },
-          ...errors(400, 401, 429),
+          ...errors(400, 401, 429, 503),
         },
       }),
     },
@@ -318,7 +318,7 @@ export const OPENAPI_DOCUMENT = {
               },
             }),
           },
-          ...errors(401, 422, 429),
+          ...errors(401, 422, 429, 503),
         },
       }),
     },
