@@ -14,7 +14,7 @@ import { startTestApp, TestApp } from './support/test-app';
 jest.setTimeout(120_000);
 
 const PREFIXES = ['/admin', '/dashboard'];
-const RUNS_PER_FIELD = 25;
+const RUNS_PER_FIELD = 20;
 
 const NASTY_TEXT = [
   '',
