@@ -5,16 +5,21 @@ import {
   MAX_TOOLS,
   MAX_TOP_LOGPROBS,
 } from '../formats/chat-completions/dto/create-chat-completion.dto';
+import {
+  COST_HEADER,
+  gatewayErrors,
+  json,
+  MODEL_CALL_ERRORS,
+  nullable,
+  ref,
+} from './schema-helpers';
 
 /**
  * JSON Schema (2020-12, as OpenAPI 3.1 uses) of the chat-completions wire format. The body is
  * validated by the hand-written rules in formats/chat-completions/dto (linear time); these
  * schemas describe the same rules, and openapi.document.spec.ts checks the two agree field by
- * field. Optional
- * fields accept null: the parser treats null as absent, as OpenAI does.
+ * field. Optional fields accept null: the parser treats null as absent, as OpenAI does.
  */
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] });
 const text = (type: string) => ({
   type: 'object',
   required: ['type', type],
@@ -258,3 +263,28 @@ export const CHAT_COMPLETION_SCHEMAS = {
     },
   },
 } as const;
+
+export const CHAT_COMPLETION_PATHS = {
+  '/v1/chat/completions': {
+    post: {
+      tags: ['public'],
+      operationId: 'createChatCompletion',
+      summary:
+        'Create a chat completion, as JSON or as a server-sent event stream (`stream: true`).',
+      security: [{ virtualKey: [] }],
+      requestBody: { required: true, ...json(ref('ChatCompletionRequest')) },
+      responses: {
+        '200': {
+          description:
+            'A completion, or with `stream: true` a stream of chunks ending with `data: [DONE]`.',
+          headers: COST_HEADER,
+          content: {
+            'application/json': { schema: ref('ChatCompletion') },
+            'text/event-stream': { schema: ref('ChatCompletionChunk') },
+          },
+        },
+        ...gatewayErrors(...MODEL_CALL_ERRORS),
+      },
+    },
+  },
+};

@@ -3,12 +3,12 @@ import {
   MAX_EMBEDDING_INPUTS,
   MAX_USER_LENGTH,
 } from '../formats/embeddings/embeddings.request';
+import { gatewayErrors, json, nullable, ref } from './schema-helpers';
 
 /**
  * JSON Schema of the embeddings wire format, describing the hand-written rules of
  * formats/embeddings/embeddings.request.ts. Optional fields accept null, read as absent.
  */
-const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] });
 const tokens = { type: 'array', minItems: 1, items: { type: 'integer', minimum: 0 } };
 
 export const EMBEDDINGS_SCHEMAS = {
@@ -63,6 +63,25 @@ export const EMBEDDINGS_SCHEMAS = {
           prompt_tokens: { type: 'integer', minimum: 0 },
           total_tokens: { type: 'integer', minimum: 0 },
         },
+      },
+    },
+  },
+};
+
+export const EMBEDDINGS_PATHS = {
+  '/v1/embeddings': {
+    post: {
+      tags: ['public'],
+      operationId: 'createEmbedding',
+      summary: 'Embed texts or token arrays with a `type: embedding` model (docs/embeddings.md).',
+      security: [{ virtualKey: [] }],
+      requestBody: { required: true, ...json(ref('EmbeddingRequest')) },
+      responses: {
+        '200': {
+          description: 'One vector per input, in input order.',
+          ...json(ref('EmbeddingList')),
+        },
+        ...gatewayErrors(400, 401, 403, 404, 408, 413, 415, 429, 500, 502, 503, 504),
       },
     },
   },

@@ -1,9 +1,8 @@
+import { json, ref } from './schema-helpers';
+
 // /v1/messages in the OpenAPI document (docs/messages.md): Anthropic's Messages API as the
 // gateway accepts and answers it. Bodies are described as far as the gateway reads them; other
 // fields are allowed, and reach Anthropic deployments unchanged.
-
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: object) => ({ content: { 'application/json': { schema } } });
 
 const ANTHROPIC_ERRORS = {
   '400':

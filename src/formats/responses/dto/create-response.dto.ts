@@ -13,8 +13,8 @@ import { parseReasoning, parseText, parseToolChoice, parseTools } from './respon
 
 /** OpenAI's documented metadata limits. */
 export const MAX_METADATA_KEYS = 16;
-const MAX_METADATA_KEY = 64;
-const MAX_METADATA_VALUE = 512;
+export const MAX_METADATA_KEY = 64;
+export const MAX_METADATA_VALUE = 512;
 
 type OptionalField = Exclude<keyof CreateResponseDto, 'model' | 'input' | 'tools' | 'tool_choice'>;
 
