@@ -103,8 +103,7 @@ export const CHAT_COMPLETION_SCHEMAS = {
   },
   ChatCompletionRequest: {
     type: 'object',
-    description:
-      'Fields not listed here are dropped unread (see the compatibility matrix in the README).',
+    description: 'Fields not listed here are dropped unread (docs/compatibility.md).',
     required: ['model', 'messages'],
     properties: {
       model: { type: 'string', minLength: 1, description: 'A public model name of this gateway.' },

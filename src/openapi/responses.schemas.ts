@@ -230,7 +230,7 @@ export const RESPONSES_SCHEMAS = {
   CreateResponseRequest: {
     type: 'object',
     description:
-      'Fields not listed here are dropped unread, but for `conversation` and `prompt`, which answer 400 (the /v1/responses table of the README).',
+      'Fields not listed here are dropped unread, but for `conversation` and `prompt`, which answer 400 (docs/compatibility.md).',
     required: ['model', 'input'],
     properties: {
       model: { type: 'string', minLength: 1, description: 'A public model or an alias.' },

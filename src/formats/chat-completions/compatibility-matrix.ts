@@ -1,9 +1,9 @@
 /**
  * What the gateway does with each optional field of OpenAI's chat-completions request. This table
- * is the published compatibility matrix (README "Compatibility matrix"): `required` fields must
- * be present, `pass` fields are
- * validated and forwarded to the provider, `gateway` fields are handled by the gateway itself, and
- * `drop` fields are accepted and silently removed. Fields not listed are dropped too.
+ * is the published compatibility matrix (docs/compatibility.md, /v1/chat/completions): `required`
+ * fields must be present, `pass` fields are validated and forwarded to the provider, `gateway`
+ * fields are handled by the gateway itself, and `drop` fields are accepted and silently removed.
+ * Fields not listed are dropped too.
  */
 export const COMPATIBILITY_MATRIX = {
   model: { handling: 'required', note: 'A configured public model.' },

@@ -1,6 +1,6 @@
 /**
  * What the gateway does with each field of a POST /v1/responses body: the published table
- * (README, "Compatibility matrix", /v1/responses). `required` fields must be present; `translated`
+ * (docs/compatibility.md, /v1/responses). `required` fields must be present; `translated`
  * fields are validated and mapped to the provider's request; `gateway` fields are handled by the
  * gateway itself; `refused` fields answer 400, because serving the request without them would
  * lose what they stand for; `drop` fields are accepted and removed. Fields not listed are dropped
