@@ -5,14 +5,7 @@ import {
   MAX_TOOLS,
   MAX_TOP_LOGPROBS,
 } from '../formats/chat-completions/dto/create-chat-completion.dto';
-import {
-  COST_HEADER,
-  gatewayErrors,
-  json,
-  MODEL_CALL_ERRORS,
-  nullable,
-  ref,
-} from './schema-helpers';
+import { body, modelCallResponses, nullable, publicOperation, ref } from './schema-helpers';
 
 /**
  * JSON Schema (2020-12, as OpenAPI 3.1 uses) of the chat-completions wire format. The body is
@@ -265,25 +258,17 @@ export const CHAT_COMPLETION_SCHEMAS = {
 
 export const CHAT_COMPLETION_PATHS = {
   '/v1/chat/completions': {
-    post: {
-      tags: ['public'],
-      operationId: 'createChatCompletion',
-      summary:
-        'Create a chat completion, as JSON or as a server-sent event stream (`stream: true`).',
-      security: [{ virtualKey: [] }],
-      requestBody: { required: true, ...json(ref('ChatCompletionRequest')) },
-      responses: {
-        '200': {
-          description:
-            'A completion, or with `stream: true` a stream of chunks ending with `data: [DONE]`.',
-          headers: COST_HEADER,
-          content: {
-            'application/json': { schema: ref('ChatCompletion') },
-            'text/event-stream': { schema: ref('ChatCompletionChunk') },
-          },
-        },
-        ...gatewayErrors(...MODEL_CALL_ERRORS),
+    post: publicOperation(
+      'createChatCompletion',
+      'Create a chat completion, as JSON or as a server-sent event stream (`stream: true`).',
+      {
+        requestBody: body('ChatCompletionRequest'),
+        responses: modelCallResponses(
+          'A completion, or with `stream: true` a stream of chunks ending with `data: [DONE]`.',
+          'ChatCompletion',
+          'ChatCompletionChunk',
+        ),
       },
-    },
+    ),
   },
 };

@@ -3,7 +3,7 @@ import {
   MAX_EMBEDDING_INPUTS,
   MAX_USER_LENGTH,
 } from '../formats/embeddings/embeddings.request';
-import { gatewayErrors, json, nullable, ref } from './schema-helpers';
+import { body, gatewayErrors, json, nullable, publicOperation, ref } from './schema-helpers';
 
 /**
  * JSON Schema of the embeddings wire format, describing the hand-written rules of
@@ -70,19 +70,19 @@ export const EMBEDDINGS_SCHEMAS = {
 
 export const EMBEDDINGS_PATHS = {
   '/v1/embeddings': {
-    post: {
-      tags: ['public'],
-      operationId: 'createEmbedding',
-      summary: 'Embed texts or token arrays with a `type: embedding` model (docs/embeddings.md).',
-      security: [{ virtualKey: [] }],
-      requestBody: { required: true, ...json(ref('EmbeddingRequest')) },
-      responses: {
-        '200': {
-          description: 'One vector per input, in input order.',
-          ...json(ref('EmbeddingList')),
+    post: publicOperation(
+      'createEmbedding',
+      'Embed texts or token arrays with a `type: embedding` model (docs/embeddings.md).',
+      {
+        requestBody: body('EmbeddingRequest'),
+        responses: {
+          '200': {
+            description: 'One vector per input, in input order.',
+            ...json(ref('EmbeddingList')),
+          },
+          ...gatewayErrors(400, 401, 403, 404, 408, 413, 415, 429, 500, 502, 503, 504),
         },
-        ...gatewayErrors(400, 401, 403, 404, 408, 413, 415, 429, 500, 502, 503, 504),
       },
-    },
+    ),
   },
 };

@@ -7,7 +7,7 @@ import { EMBEDDINGS_PATHS, EMBEDDINGS_SCHEMAS } from './embeddings.schemas';
 import { MESSAGES_PATHS, MESSAGES_SCHEMAS } from './messages.schemas';
 import { RESPONSE_ANSWER_SCHEMAS, RESPONSES_PATHS } from './responses.paths';
 import { RESPONSES_SCHEMAS } from './responses.schemas';
-import { gatewayErrors as errors, json, pathParam, ref } from './schema-helpers';
+import { gatewayErrors as errors, json, pathParam, publicOperation, ref } from './schema-helpers';
 
 // package.json sits two levels up from both src/openapi and dist/openapi (and in the Docker image).
 const VERSION = (
@@ -90,29 +90,25 @@ export const OPENAPI_DOCUMENT = {
     ...RESPONSES_PATHS,
     ...EMBEDDINGS_PATHS,
     '/v1/models': {
-      get: {
-        tags: ['public'],
-        operationId: 'listModels',
-        summary: 'The public models this virtual key may use.',
-        security: [{ virtualKey: [] }],
+      get: publicOperation('listModels', 'The public models this virtual key may use.', {
         responses: {
           '200': { description: 'The models.', ...json(ref('ModelList')) },
           ...errors(401, 503),
         },
-      },
+      }),
     },
     '/v1/models/{model}': {
-      get: {
-        tags: ['public'],
-        operationId: 'retrieveModel',
-        summary: 'One public model, if this virtual key may use it (404 otherwise).',
-        security: [{ virtualKey: [] }],
-        parameters: [pathParam('model', 'A public model name (URL-encoded).')],
-        responses: {
-          '200': { description: 'The model.', ...json(ref('Model')) },
-          ...errors(401, 404, 503),
+      get: publicOperation(
+        'retrieveModel',
+        'One public model, if this virtual key may use it (404 otherwise).',
+        {
+          parameters: [pathParam('model', 'A public model name (URL-encoded).')],
+          responses: {
+            '200': { description: 'The model.', ...json(ref('Model')) },
+            ...errors(401, 404, 503),
+          },
         },
-      },
+      ),
     },
     '/admin/keys': {
       post: admin('Create a virtual key; the answer holds its secret, shown once.', {

@@ -1,11 +1,12 @@
 import { DEFAULT_PAGE_SIZE } from '../formats/responses/store/input-items-page';
 import {
-  COST_HEADER,
+  body,
   gatewayErrors as errors,
   json,
-  MODEL_CALL_ERRORS,
+  modelCallResponses,
   object,
   pathParam,
+  publicOperation,
   ref,
 } from './schema-helpers';
 
@@ -90,37 +91,23 @@ export const RESPONSE_ANSWER_SCHEMAS = {
 
 const responseId = [pathParam('id', 'A response id (`resp_...`) created with this key.')];
 /** The stored responses' routes: 404 for another key's, an expired or a deleted response. */
-const stored = (operationId: string, summary: string, extra: object) => ({
-  tags: ['public'],
-  operationId,
-  summary,
-  security: [{ virtualKey: [] }],
-  parameters: responseId,
-  ...extra,
-});
+const stored = <Details extends object>(operationId: string, summary: string, details: Details) =>
+  publicOperation(operationId, summary, { parameters: responseId, ...details });
 
 export const RESPONSES_PATHS = {
   '/v1/responses': {
-    post: {
-      tags: ['public'],
-      operationId: 'createResponse',
-      summary:
-        "OpenAI's Responses API: a response as JSON, or its events with `stream: true` (docs/responses.md). Stored by default, before the answer ends.",
-      security: [{ virtualKey: [] }],
-      requestBody: { required: true, ...json(ref('CreateResponseRequest')) },
-      responses: {
-        '200': {
-          description:
-            'A response, or with `stream: true` its events, response.created ... response.completed (or .incomplete, .failed).',
-          headers: COST_HEADER,
-          content: {
-            'application/json': { schema: ref('ResponseObject') },
-            'text/event-stream': { schema: ref('ResponseStreamEvent') },
-          },
-        },
-        ...errors(...MODEL_CALL_ERRORS),
+    post: publicOperation(
+      'createResponse',
+      "OpenAI's Responses API: a response as JSON, or its events with `stream: true` (docs/responses.md). Stored by default, before the answer ends.",
+      {
+        requestBody: body('CreateResponseRequest'),
+        responses: modelCallResponses(
+          'A response, or with `stream: true` its events, response.created ... response.completed (or .incomplete, .failed).',
+          'ResponseObject',
+          'ResponseStreamEvent',
+        ),
       },
-    },
+    ),
   },
   '/v1/responses/{id}': {
     get: stored('retrieveResponse', 'A stored response, as it was answered.', {

@@ -11,8 +11,21 @@ export const nullable = (schema: Record<string, unknown>) => ({
   anyOf: [schema, { type: 'null' }],
 });
 
+/** A /v1 operation: in the `public` tag, authenticated with a virtual key. */
+export const publicOperation = <Details extends object>(
+  operationId: string,
+  summary: string,
+  details: Details,
+) => ({ tags: ['public'], operationId, summary, security: [{ virtualKey: [] }], ...details });
+
+/** A required JSON request body of the named schema. */
+export const body = (name: string) => ({ required: true, ...json(ref(name)) });
+
 /** An object schema with these properties, of which `required` must be present. */
-export const object = (properties: Record<string, unknown>, required: string[] = []) => ({
+export const object = <Properties extends Record<string, unknown>>(
+  properties: Properties,
+  required: string[] = [],
+) => ({
   type: 'object',
   ...(required.length > 0 ? { required } : {}),
   properties,
@@ -33,17 +46,33 @@ export const gatewayErrors = (...statuses: number[]) =>
   );
 
 /** The statuses a model call (chat completion, response) can answer with. */
-export const MODEL_CALL_ERRORS = [
+const MODEL_CALL_ERRORS = [
   400, 401, 403, 404, 408, 413, 415, 417, 429, 431, 500, 502, 503, 504,
 ] as const;
 
-export const COST_HEADER = {
+const COST_HEADER = {
   'x-gateway-cost-usd': {
     description:
       "JSON answers from a deployment with a `price`: the request's exact cost in US dollars, as a decimal string. Streams record their cost in the usage record instead (docs/spend.md).",
     schema: { type: 'string', pattern: '^\\d+(\\.\\d+)?$' },
   },
 };
+
+/**
+ * The answers of a model call (chat completion, response): the named JSON schema, or with
+ * `stream: true` events of the named schema; its errors in OpenAI's envelope.
+ */
+export const modelCallResponses = (description: string, answer: string, event: string) => ({
+  '200': {
+    description,
+    headers: COST_HEADER,
+    content: {
+      'application/json': { schema: ref(answer) },
+      'text/event-stream': { schema: ref(event) },
+    },
+  },
+  ...gatewayErrors(...MODEL_CALL_ERRORS),
+});
 
 /** A path parameter, required as every path parameter is. */
 export const pathParam = (name: string, description: string) => ({
