@@ -1,7 +1,6 @@
 import { GatewayException } from '../common/errors/gateway.exception';
 import { RESPONSE_FIELDS } from '../formats/responses/dto/create-response.dto';
 import { withItemIds } from '../formats/responses/response-ids';
-import { ResponsesBodyPipe } from '../formats/responses/responses-body.pipe';
 import { encoder, parse, run, text } from '../formats/responses/responses-stream.fixture';
 import {
   failedResponse,
@@ -13,13 +12,13 @@ import { inputItemsPage } from '../formats/responses/store/input-items-page';
 import { OPENAPI_DOCUMENT } from './openapi.document';
 import { RESPONSE_ANSWER_SCHEMAS } from './responses.paths';
 import { schemaValidator } from './schema-validator.fixture';
+import { bodyPipe as pipe } from '../formats/responses/responses-body.fixture';
 
 // The /v1/responses schemas against the body pipe (what it accepts, what it refuses) and against
 // what the format's builders answer: the object, its stream events, the stored items' list.
 
 const schemas = OPENAPI_DOCUMENT.components.schemas;
 const validate = schemaValidator(OPENAPI_DOCUMENT.components);
-const pipe = new ResponsesBodyPipe();
 const accepts = (body: Record<string, unknown>) => {
   try {
     pipe.transform(body);
