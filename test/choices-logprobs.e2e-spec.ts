@@ -1,8 +1,8 @@
 import OpenAI from 'openai';
 import type { ServerResponse } from 'node:http';
 import { FakeOpenAiUpstream, RecordedRequest } from './support/upstreams/openai-upstream';
-import { ANTHROPIC_TEST_KEY, FakeAnthropicUpstream } from './support/upstreams/anthropic-upstream';
-import { FakeGeminiUpstream, GEMINI_TEST_KEY } from './support/upstreams/gemini-upstream';
+import { FakeAnthropicUpstream } from './support/upstreams/anthropic-upstream';
+import { FakeGeminiUpstream } from './support/upstreams/gemini-upstream';
 import { startTestApp, TestApp } from './support/test-app';
 
 // `n`, `logprobs` and `top_logprobs`: passed to OpenAI-compatible deployments with every choice and
@@ -119,30 +119,9 @@ describe('n, logprobs and top_logprobs', () => {
     gemini = await FakeGeminiUpstream.start();
     gateway = await startTestApp({
       models: {
-        'alpha-k3': [
-          {
-            provider: 'openai',
-            base_url: openai.url,
-            api_key: 'sk-upstream',
-            model: 'gpt-upstream-1',
-          },
-        ],
-        'beta-v4-pro-0813': [
-          {
-            provider: 'anthropic',
-            base_url: anthropic.url,
-            api_key: ANTHROPIC_TEST_KEY,
-            model: 'claude-sonnet-4-5',
-          },
-        ],
-        'beta-v4-flash-0731': [
-          {
-            provider: 'gemini',
-            base_url: gemini.url,
-            api_key: GEMINI_TEST_KEY,
-            model: 'gemini-2.5-flash',
-          },
-        ],
+        'alpha-k3': [openai.deployment('gpt-upstream-1')],
+        'beta-v4-pro-0813': [anthropic.deployment('claude-sonnet-4-5')],
+        'beta-v4-flash-0731': [gemini.deployment('gemini-2.5-flash')],
       },
     });
     client = new OpenAI({

@@ -1,16 +1,8 @@
 import OpenAI from 'openai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  anthropicAnswer,
-  ANTHROPIC_TEST_KEY,
-  FakeAnthropicUpstream,
-} from './support/upstreams/anthropic-upstream';
-import {
-  FakeGeminiUpstream,
-  geminiAnswer,
-  GEMINI_TEST_KEY,
-} from './support/upstreams/gemini-upstream';
+import { anthropicAnswer, FakeAnthropicUpstream } from './support/upstreams/anthropic-upstream';
+import { FakeGeminiUpstream, geminiAnswer } from './support/upstreams/gemini-upstream';
 import {
   completion,
   FakeOpenAiUpstream,
@@ -59,24 +51,10 @@ describe('/v1/responses conversations', () => {
     ]);
     gateway = await startTestApp({
       models: {
-        'gpt-r': [{ provider: 'openai', base_url: openai.url, api_key: 'sk-up', model: 'gpt-5.1' }],
-        'claude-r': [
-          {
-            provider: 'anthropic',
-            base_url: anthropic.url,
-            api_key: ANTHROPIC_TEST_KEY,
-            model: 'claude-sonnet-4-5',
-          },
-        ],
+        'gpt-r': [openai.deployment('gpt-5.1')],
+        'claude-r': [anthropic.deployment('claude-sonnet-4-5')],
         'alpha-k3': [{ provider: 'mock' }],
-        'gemini-r': [
-          {
-            provider: 'gemini',
-            base_url: gemini.url,
-            api_key: GEMINI_TEST_KEY,
-            model: 'gemini-2.5-pro',
-          },
-        ],
+        'gemini-r': [gemini.deployment('gemini-2.5-pro')],
       },
       env: { SSE_HEARTBEAT_MS: '0' },
     });

@@ -1,14 +1,6 @@
 import OpenAI from 'openai';
-import {
-  anthropicAnswer,
-  ANTHROPIC_TEST_KEY,
-  FakeAnthropicUpstream,
-} from './support/upstreams/anthropic-upstream';
-import {
-  FakeGeminiUpstream,
-  geminiAnswer,
-  GEMINI_TEST_KEY,
-} from './support/upstreams/gemini-upstream';
+import { anthropicAnswer, FakeAnthropicUpstream } from './support/upstreams/anthropic-upstream';
+import { FakeGeminiUpstream, geminiAnswer } from './support/upstreams/gemini-upstream';
 import {
   completion,
   errorResponse,
@@ -63,29 +55,14 @@ describe('POST /v1/responses', () => {
       FakeAnthropicUpstream.start(),
       FakeGeminiUpstream.start(),
     ]);
-    const upstream = (provider: string, url: string, apiKey: string, model: string) => ({
-      provider,
-      base_url: url,
-      api_key: apiKey,
-      model,
-    });
     gateway = await startTestApp({
       models: {
-        'gpt-r': [
-          {
-            ...upstream('openai', openai.url, 'sk-up', 'gpt-5.1'),
-            price: { input: '1.00', output: '2.00' },
-          },
-        ],
-        'claude-r': [upstream('anthropic', anthropic.url, ANTHROPIC_TEST_KEY, 'claude-sonnet-4-5')],
-        'gemini-r': [upstream('gemini', gemini.url, GEMINI_TEST_KEY, 'gemini-2.5-flash')],
+        'gpt-r': [openai.deployment('gpt-5.1', { price: { input: '1.00', output: '2.00' } })],
+        'claude-r': [anthropic.deployment('claude-sonnet-4-5')],
+        'gemini-r': [gemini.deployment('gemini-2.5-flash')],
         'failover-r': [
-          { ...upstream('openai', openai.url, 'sk-up', 'first'), name: 'failing-first' },
-          {
-            ...upstream('openai', openai.url, 'sk-up', 'second'),
-            name: 'healthy-second',
-            weight: 0,
-          },
+          openai.deployment('first', { name: 'failing-first' }),
+          openai.deployment('second', { name: 'healthy-second', weight: 0 }),
         ],
       },
       aliases: { 'codex-*': 'gpt-r' },

@@ -20,15 +20,7 @@ describe('stalled streams', () => {
     upstream = await FakeOpenAiUpstream.start();
     gateway = await startTestApp({
       models: {
-        'alpha-k3': [
-          {
-            provider: 'openai',
-            base_url: upstream.url,
-            api_key: 'sk-up',
-            model: 'm',
-            timeout_ms: 400,
-          },
-        ],
+        'alpha-k3': [upstream.deployment('m', { timeout_ms: 400 })],
       },
       env: { SSE_STALL_TIMEOUT_MS: '500', SSE_HEARTBEAT_MS: '100' },
     });

@@ -31,13 +31,8 @@ describe('POST /v1/chat/completions with stream: true', () => {
   beforeAll(async () => {
     upstream = await FakeOpenAiUpstream.start();
     backup = await FakeOpenAiUpstream.start();
-    const openai = (extra: Record<string, unknown> = {}) => ({
-      provider: 'openai',
-      base_url: upstream.url,
-      api_key: 'sk-upstream-secret',
-      model: 'gpt-upstream-1',
-      ...extra,
-    });
+    const openai = (extra: Record<string, unknown> = {}) =>
+      upstream.deployment('gpt-upstream-1', { api_key: 'sk-upstream-secret', ...extra });
     gateway = await startTestApp({
       env: { SSE_HEARTBEAT_MS: String(HEARTBEAT_MS) },
       models: {
@@ -46,14 +41,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
         'alpha-refused': [openai({ base_url: `http://127.0.0.1:${await closedPort()}/v1` })],
         'beta-v4-pro-0813': [
           openai({ name: 'primary' }),
-          {
-            provider: 'openai',
-            base_url: backup.url,
-            api_key: 'sk-backup',
-            model: 'backup-model',
-            name: 'backup',
-            weight: 0,
-          },
+          backup.deployment('backup-model', { api_key: 'sk-backup', name: 'backup', weight: 0 }),
         ],
         'beta-v4-flash-0731': [{ provider: 'mock', chunk_count: 4, chunk_delay_ms: 5 }],
         'mock-slow': [{ provider: 'mock', chunk_count: 4, chunk_delay_ms: 60_000 }],
@@ -73,12 +61,10 @@ describe('POST /v1/chat/completions with stream: true', () => {
 
   /** The outcome recorded for one request, as the usage recorder receives it. */
   async function outcomeOf(requestId: string): Promise<CompletionOutcome> {
-    for (let waited = 0; waited < 5_000; waited += 10) {
-      const call = recordSpy.mock.calls.find(([outcome]) => outcome.requestId === requestId);
-      if (call) return call[0];
-      await sleep(10);
-    }
-    throw new Error(`no outcome recorded for ${requestId}`);
+    const recorded = () =>
+      recordSpy.mock.calls.find(([outcome]) => outcome.requestId === requestId)?.[0];
+    await waitUntil(() => recorded() !== undefined);
+    return recorded()!;
   }
 
   describe('wire format', () => {

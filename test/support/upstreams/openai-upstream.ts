@@ -10,13 +10,15 @@ export type { RecordedRequest, UpstreamHandler } from './scripted-upstream';
  */
 export class FakeOpenAiUpstream extends ScriptedUpstream {
   /** The `base_url` to configure: includes the version segment, as for the real API. */
-  get url(): string {
+  override get url(): string {
     return `${this.origin}/v1`;
   }
 
   static async start(): Promise<FakeOpenAiUpstream> {
     const { server, origin } = await ScriptedUpstream.listen();
     return new FakeOpenAiUpstream(server, origin, {
+      provider: 'openai',
+      apiKey: 'sk-upstream',
       gate: () => undefined,
       fallback: completion('Hello from the fake upstream.'),
     });
