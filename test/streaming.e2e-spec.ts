@@ -2,12 +2,13 @@ import OpenAI, { APIError } from 'openai';
 import type { CompletionOutcome } from '../src/usage/completion-outcome';
 import { UsageRecorder } from '../src/usage/usage-recorder.service';
 import { estimateTokens } from '../src/common/tokens/token-estimate';
-import { dataPayloads, postStream, RawStream, sseEvents } from './support/sse-client';
+import { dataPayloads, postStream, RawStream, sseEvents, streamToEnd } from './support/sse-client';
 import { startTestApp, TestApp } from './support/test-app';
 import {
-  drainOrClose,
   errorResponse,
   FakeOpenAiUpstream,
+  floodAnswer,
+  type FloodProgress,
   hang,
   sleep,
   streamAnswer,
@@ -124,14 +125,12 @@ describe('POST /v1/chat/completions with stream: true', () => {
     it('writes exactly `data: <json>` events and ends with data: [DONE], with no id: or event: lines', async () => {
       upstream.next(streamAnswer({ pieces: ['Par', 'is', '.'] }));
       const before = Math.floor(Date.now() / 1000);
-      const stream = await postStream(gateway.url, key, {
+      const { stream, text: body } = await streamToEnd(gateway.url, key, {
         model: 'alpha-k3',
         messages: question,
         stream: true,
         stream_options: { include_usage: true },
       });
-      await stream.ended;
-      const body = stream.bytes().toString('utf8');
 
       expect(stream.status).toBe(200);
       expect(stream.headers['content-type']).toMatch(/^text\/event-stream/);
@@ -188,13 +187,12 @@ describe('POST /v1/chat/completions with stream: true', () => {
       upstream.next(
         streamAnswer({ pieces: ['slow', ' answer', ' here'], delayMs: HEARTBEAT_MS * 5 }),
       );
-      const stream = await postStream(gateway.url, key, {
+      const { stream, text } = await streamToEnd(gateway.url, key, {
         model: 'alpha-k3',
         messages: question,
         stream: true,
       });
-      await stream.ended;
-      const events = sseEvents(stream.bytes().toString('utf8'));
+      const events = sseEvents(text);
 
       const firstData = events.findIndex((event) => event.startsWith('data: '));
       const heartbeats = events
@@ -330,13 +328,11 @@ describe('POST /v1/chat/completions with stream: true', () => {
   describe('errors after the first token', () => {
     it('ends with one data: {"error":...} event and no [DONE]', async () => {
       upstream.next(streamAnswer({ pieces: ['one ', 'two ', 'three'], errorAfter: 2 }));
-      const stream = await postStream(gateway.url, key, {
+      const { stream, text: body } = await streamToEnd(gateway.url, key, {
         model: 'alpha-k3',
         messages: question,
         stream: true,
       });
-      await stream.ended;
-      const body = stream.bytes().toString('utf8');
 
       expect(stream.status).toBe(200);
       expect(body).not.toContain('[DONE]');
@@ -382,13 +378,11 @@ describe('POST /v1/chat/completions with stream: true', () => {
     it('turns an upstream connection cut into an error event, and never retries a partial stream', async () => {
       const backupCalls = backup.requests.length;
       upstream.next(streamAnswer({ pieces: ['partial ', 'answer'], cutAfter: 1 }));
-      const stream = await postStream(gateway.url, key, {
+      const { stream, text: body } = await streamToEnd(gateway.url, key, {
         model: 'beta-v4-pro-0813',
         messages: question,
         stream: true,
       });
-      await stream.ended;
-      const body = stream.bytes().toString('utf8');
 
       expect(stream.status).toBe(200);
       expect(body).not.toContain('[DONE]');
@@ -571,43 +565,6 @@ function firstPieceThenSilence(content: string): UpstreamHandler {
       `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: { role: 'assistant', content }, finish_reason: null }] })}\n\n`,
     );
   };
-}
-
-interface FloodProgress {
-  /** Bytes handed to the upstream socket so far. */
-  written: number;
-  /** The last write was refused and no 'drain' has come since. */
-  blocked: boolean;
-  finished: boolean;
-}
-
-/** An upstream that streams `total` bytes of 64 KiB content events as fast as the gateway takes them. */
-function floodAnswer(total: number): { handler: UpstreamHandler; progress: FloodProgress } {
-  const progress: FloodProgress = { written: 0, blocked: false, finished: false };
-  const handler: UpstreamHandler = async (request, response) => {
-    response.writeHead(200, { 'content-type': 'text/event-stream' });
-    const chunk = {
-      id: 'up',
-      object: 'chat.completion.chunk',
-      created: 1,
-      model: request.body.model,
-    };
-    const frame = Buffer.from(
-      `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: { content: 'x'.repeat(64 * 1024) }, finish_reason: null }] })}\n\n`,
-    );
-    while (progress.written < total) {
-      if (response.destroyed) return;
-      progress.written += frame.length;
-      if (!response.write(frame)) {
-        progress.blocked = true;
-        await drainOrClose(response);
-        progress.blocked = false;
-      }
-    }
-    progress.finished = true;
-    response.end('data: [DONE]\n\n');
-  };
-  return { handler, progress };
 }
 
 /** Waits until the flood has been blocked, with no byte written, for a while (or has finished). */
