@@ -5,6 +5,7 @@ import { estimateTokens } from '../src/common/tokens/token-estimate';
 import { dataPayloads, postStream, RawStream, sseEvents, streamToEnd } from './support/sse-client';
 import { startTestApp, TestApp } from './support/test-app';
 import {
+  deltaFrame,
   errorResponse,
   FakeOpenAiUpstream,
   floodAnswer,
@@ -555,15 +556,7 @@ async function expectStreamEnvelope(
 function firstPieceThenSilence(content: string): UpstreamHandler {
   return (request, response) => {
     response.writeHead(200, { 'content-type': 'text/event-stream' });
-    const chunk = {
-      id: 'up',
-      object: 'chat.completion.chunk',
-      created: 1,
-      model: request.body.model,
-    };
-    response.write(
-      `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: { role: 'assistant', content }, finish_reason: null }] })}\n\n`,
-    );
+    response.write(deltaFrame(request.body.model, { role: 'assistant', content }));
   };
 }
 

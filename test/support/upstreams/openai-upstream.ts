@@ -260,15 +260,7 @@ export function floodAnswer(total = Infinity): {
   const progress: FloodProgress = { written: 0, blocked: false, finished: false };
   const handler: UpstreamHandler = async (request, response) => {
     response.writeHead(200, { 'content-type': 'text/event-stream' });
-    const chunk = {
-      id: 'up',
-      object: 'chat.completion.chunk',
-      created: 1,
-      model: request.body.model,
-    };
-    const frame = Buffer.from(
-      `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: { content: 'x'.repeat(64 * 1024) }, finish_reason: null }] })}\n\n`,
-    );
+    const frame = Buffer.from(deltaFrame(request.body.model, { content: 'x'.repeat(64 * 1024) }));
     while (progress.written < total) {
       if (response.destroyed) return;
       progress.written += frame.length;
@@ -282,4 +274,10 @@ export function floodAnswer(total = Infinity): {
     response.end('data: [DONE]\n\n');
   };
   return { handler, progress };
+}
+
+/** One `data:` frame of a stream: a chunk whose one choice carries `delta`, unfinished. */
+export function deltaFrame(model: string, delta: Record<string, unknown>): string {
+  const chunk = { id: 'up', object: 'chat.completion.chunk', created: 1, model };
+  return `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
 }
