@@ -11,6 +11,7 @@ import {
 } from './support/upstreams/openai-upstream';
 import type { UpstreamHandler } from './support/upstreams/scripted-upstream';
 import { namedEvents } from './support/sse-client';
+import { startProviderFakes, type ProviderFakes } from './support/upstreams/provider-fakes';
 import { startTestApp, TestApp } from './support/test-app';
 
 // Conversations on /v1/responses: tool round trips through previous_response_id and through a
@@ -35,6 +36,7 @@ const replay =
   };
 
 describe('/v1/responses conversations', () => {
+  let fakes: ProviderFakes;
   let openai: FakeOpenAiUpstream;
   let anthropic: FakeAnthropicUpstream;
   let gemini: FakeGeminiUpstream;
@@ -44,11 +46,8 @@ describe('/v1/responses conversations', () => {
   let key: string;
 
   beforeAll(async () => {
-    [openai, anthropic, gemini] = await Promise.all([
-      FakeOpenAiUpstream.start(),
-      FakeAnthropicUpstream.start(),
-      FakeGeminiUpstream.start(),
-    ]);
+    fakes = await startProviderFakes();
+    ({ openai, anthropic, gemini } = fakes);
     gateway = await startTestApp({
       models: {
         'gpt-r': [openai.deployment('gpt-5.1')],
@@ -66,7 +65,7 @@ describe('/v1/responses conversations', () => {
 
   afterAll(async () => {
     await gateway?.close();
-    await Promise.all([openai?.close(), anthropic?.close(), gemini?.close()]);
+    await fakes?.close();
   });
 
   const providers = {

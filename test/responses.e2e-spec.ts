@@ -13,6 +13,7 @@ import { Client } from 'pg';
 import { MetricsService } from '../src/metrics/metrics.service';
 import { eventually } from './support/eventually';
 import { namedEvents } from './support/sse-client';
+import { startProviderFakes, type ProviderFakes } from './support/upstreams/provider-fakes';
 import { startTestApp, TestApp } from './support/test-app';
 
 // POST /v1/responses with the official openai client, against fake upstreams speaking OpenAI's,
@@ -41,6 +42,7 @@ interface Provider {
 }
 
 describe('POST /v1/responses', () => {
+  let fakes: ProviderFakes;
   let openai: FakeOpenAiUpstream;
   let anthropic: FakeAnthropicUpstream;
   let gemini: FakeGeminiUpstream;
@@ -50,11 +52,8 @@ describe('POST /v1/responses', () => {
   let keyId: string;
 
   beforeAll(async () => {
-    [openai, anthropic, gemini] = await Promise.all([
-      FakeOpenAiUpstream.start(),
-      FakeAnthropicUpstream.start(),
-      FakeGeminiUpstream.start(),
-    ]);
+    fakes = await startProviderFakes();
+    ({ openai, anthropic, gemini } = fakes);
     gateway = await startTestApp({
       models: {
         'gpt-r': [openai.deployment('gpt-5.1', { price: { input: '1.00', output: '2.00' } })],
@@ -74,7 +73,7 @@ describe('POST /v1/responses', () => {
 
   afterAll(async () => {
     await gateway?.close();
-    await Promise.all([openai?.close(), anthropic?.close(), gemini?.close()]);
+    await fakes?.close();
   });
 
   const providers: Record<string, Provider> = {
