@@ -27,7 +27,7 @@ export function readCookie(request: Request, cookie: string): string | undefined
 /**
  * The session cookie: none, one value, or `duplicated` when the browser sent the name more than
  * once. A browser holds two when another host of the same site (Domain=) or another path set one
- * beside ours: which is ours cannot be told, so neither is trusted (docs/dashboard.md, "Sessions").
+ * beside ours: which is ours cannot be told, so neither is trusted (docs/dashboard.md, "Security").
  */
 export function sessionCookie(
   request: Request,

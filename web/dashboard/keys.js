@@ -9,9 +9,10 @@ function limits(key) {
   const parts = [];
   if (key.rpm_limit != null) parts.push(`${key.rpm_limit} rpm`);
   if (key.tpm_limit != null) parts.push(`${key.tpm_limit} tpm`);
-  // A budget always has its period (the API refuses one without the other).
-  if (key.token_budget != null) parts.push(`${key.token_budget} tokens/${key.budget_period}`);
-  if (key.budget_usd != null) parts.push(`$${key.budget_usd}/${key.budget_period}`);
+  // The API sets a budget with its period; a key from before that rule uses KEY_BUDGET_PERIOD.
+  const per = key.budget_period ? `/${key.budget_period}` : ' per default period';
+  if (key.token_budget != null) parts.push(`${key.token_budget} tokens${per}`);
+  if (key.budget_usd != null) parts.push(`$${key.budget_usd}${per}`);
   return parts.length ? parts.join(', ') : 'defaults';
 }
 
