@@ -64,9 +64,11 @@ export class AdminSpendController {
       );
       const header =
         data.length > 0 ? Object.keys(data[0]) : Object.keys(present(groupBy, EMPTY, names));
+      // cost_usd is an exact decimal string: a number to the spreadsheet, not text.
       return toCsv(
         header,
         data.map((row) => Object.values(row)),
+        ['cost_usd'],
       );
     }
     return {

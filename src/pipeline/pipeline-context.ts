@@ -16,6 +16,8 @@ export interface PipelineContext {
   setHeaders: SetResponseHeaders;
   /** Hears the outcome once it is known: the request's log line and the metrics read it. */
   report?: (outcome: CompletionOutcome) => void;
+  /** The HTTP exchange (its response), so that the request drain counts the request once. */
+  exchange?: object;
 }
 
 /**
@@ -35,6 +37,7 @@ export const RequestContext = createParamDecorator(
       client: clientConnection(response),
       setHeaders: responseHeaderSetter(response),
       report: (outcome) => reportOutcome(response, outcome),
+      exchange: response,
     };
   },
 );

@@ -1,4 +1,5 @@
 import { call } from './api.js';
+import { toCsv } from './csv.js';
 import { h } from './dom.js';
 
 const RANGES = [
@@ -24,6 +25,18 @@ const COLORS = [
   '#4d7c0f',
 ];
 const state = { range: '24h', groupBy: 'key' };
+const CSV_HEADER = [
+  'time',
+  'group_by',
+  'group',
+  'requests',
+  'errors',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'avg_latency_ms',
+  'cost_usd',
+];
 /** The Group choices: the series of the API answer each reads, and its column heading. */
 const GROUPS = {
   key: { series: 'by_key', option: 'Per key', column: 'Key' },
@@ -86,37 +99,26 @@ function chart(container, title, data, groups, field) {
   return new window.uPlot(options, alignedData(data, groups, field), container);
 }
 
-function toCsv(data) {
-  const lines = [
-    'time,group_by,group,requests,errors,prompt_tokens,completion_tokens,total_tokens,avg_latency_ms,cost_usd',
-  ];
-  // A name a spreadsheet would run as a formula gets a leading ', as /admin/spend's CSV does.
-  const quote = (value) =>
-    `"${String(value)
-      .replace(/^[=+\-@]/, "'$&")
-      .replaceAll('"', '""')}"`;
-  for (const [groupBy, { series }] of Object.entries(GROUPS)) {
-    const groups = data[series];
-    for (const g of groups) {
+/** Every series of the answer, one line per group and bucket; cost_usd empty when unknown. */
+function usageCsv(data) {
+  const rows = [];
+  for (const [groupBy, { series }] of Object.entries(GROUPS))
+    for (const g of data[series])
       for (const p of g.points)
-        lines.push(
-          [
-            p.t,
-            groupBy,
-            quote(g.name),
-            p.requests,
-            p.errors,
-            p.prompt_tokens,
-            p.completion_tokens,
-            p.total_tokens,
-            p.avg_latency_ms,
-            // Empty, not 0, when no request of the bucket had a price: the cost is unknown.
-            p.cost_usd ?? '',
-          ].join(','),
-        );
-    }
-  }
-  return `${lines.join('\n')}\n`;
+        rows.push([
+          p.t,
+          groupBy,
+          g.name,
+          p.requests,
+          p.errors,
+          p.prompt_tokens,
+          p.completion_tokens,
+          p.total_tokens,
+          p.avg_latency_ms,
+          // Empty, not 0, when no request of the bucket had a price: the cost is unknown.
+          p.cost_usd,
+        ]);
+  return toCsv(CSV_HEADER, rows, ['cost_usd']);
 }
 
 export async function renderUsage({ show, onError }) {
@@ -155,7 +157,7 @@ export async function renderUsage({ show, onError }) {
       h('option', { value, selected: state.groupBy === value }, choice.option),
     ),
   );
-  const csvUrl = URL.createObjectURL(new Blob([toCsv(data)], { type: 'text/csv' }));
+  const csvUrl = URL.createObjectURL(new Blob([usageCsv(data)], { type: 'text/csv' }));
   const controls = h(
     'div',
     { class: 'row' },
