@@ -1,8 +1,5 @@
-import {
-  MAX_DIMENSIONS,
-  MAX_EMBEDDING_INPUTS,
-  MAX_USER_LENGTH,
-} from '../formats/embeddings/embeddings.request';
+import { MAX_END_USER_LENGTH } from '../common/validation/end-user';
+import { MAX_DIMENSIONS, MAX_EMBEDDING_INPUTS } from '../formats/embeddings/embeddings.request';
 
 /**
  * JSON Schema of the embeddings wire format, describing the hand-written rules of
@@ -32,7 +29,7 @@ export const EMBEDDINGS_SCHEMAS = {
       },
       dimensions: nullable({ type: 'integer', minimum: 1, maximum: MAX_DIMENSIONS }),
       encoding_format: nullable({ enum: ['float', 'base64'] }),
-      user: nullable({ type: 'string', maxLength: MAX_USER_LENGTH }),
+      user: nullable({ type: 'string', maxLength: MAX_END_USER_LENGTH }),
     },
   },
   EmbeddingList: {

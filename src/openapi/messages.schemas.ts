@@ -1,3 +1,5 @@
+import { END_USER_PARAMETER } from './chat-completion.schemas';
+
 // /v1/messages in the OpenAPI document (docs/messages.md): Anthropic's Messages API as the
 // gateway accepts and answers it. Bodies are described as far as the gateway reads them; other
 // fields are allowed, and reach Anthropic deployments unchanged.
@@ -99,6 +101,7 @@ export const MESSAGES_PATHS = {
       summary:
         "Anthropic's Messages API: a message as JSON, or Anthropic's events with `stream: true` (docs/messages.md). The key may also be sent as `x-api-key`.",
       security: [{ virtualKey: [] }],
+      parameters: [END_USER_PARAMETER],
       requestBody: { required: true, ...json(ref('MessagesRequest')) },
       responses: {
         '200': {

@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { GATEWAY_ERRORS } from '../common/errors/gateway-error-code';
 import { BUDGET_USD_PATTERN, MAX_BUDGET_USD } from '../common/money/price';
 import { BUDGET_PERIODS } from '../common/time/budget-period';
-import { CHAT_COMPLETION_SCHEMAS } from './chat-completion.schemas';
+import { CHAT_COMPLETION_SCHEMAS, END_USER_PARAMETER } from './chat-completion.schemas';
 import { MESSAGES_PATHS, MESSAGES_SCHEMAS } from './messages.schemas';
 import { EMBEDDINGS_SCHEMAS } from './embeddings.schemas';
+import { SPEND_GROUPS } from '../usage/spend-report.service';
 
 // package.json sits two levels up from both src/openapi and dist/openapi (and in the Docker image).
 const VERSION = (
@@ -120,6 +121,7 @@ export const OPENAPI_DOCUMENT = {
         summary:
           'Create a chat completion, as JSON or as a server-sent event stream (`stream: true`).',
         security: [{ virtualKey: [] }],
+        parameters: [END_USER_PARAMETER],
         requestBody: { required: true, ...json(ref('ChatCompletionRequest')) },
         responses: {
           '200': {
@@ -148,6 +150,7 @@ export const OPENAPI_DOCUMENT = {
         operationId: 'createEmbedding',
         summary: 'Embed texts or token arrays with a `type: embedding` model (docs/embeddings.md).',
         security: [{ virtualKey: [] }],
+        parameters: [END_USER_PARAMETER],
         requestBody: { required: true, ...json(ref('EmbeddingRequest')) },
         responses: {
           '200': {
@@ -266,42 +269,41 @@ export const OPENAPI_DOCUMENT = {
       }),
     },
     '/admin/spend': {
-      get: admin('Spend per key, team, model, deployment or day, from the daily rollups.', {
-        operationId: 'spendReport',
-        parameters: [
-          {
-            name: 'group_by',
-            in: 'query',
-            schema: { enum: ['key', 'team', 'model', 'deployment', 'day'] },
-          },
-          {
-            name: 'from',
-            in: 'query',
-            description: 'First UTC day included.',
-            schema: { type: 'string', format: 'date' },
-          },
-          {
-            name: 'to',
-            in: 'query',
-            description: 'First UTC day excluded.',
-            schema: { type: 'string', format: 'date' },
-          },
-          { name: 'key_id', in: 'query', schema: { type: 'string', format: 'uuid' } },
-          { name: 'team_id', in: 'query', schema: { type: 'string', format: 'uuid' } },
-          { name: 'model', in: 'query', schema: { type: 'string' } },
-          { name: 'format', in: 'query', schema: { enum: ['json', 'csv'] } },
-        ],
-        responses: {
-          '200': {
-            description: 'The report; `format=csv` answers text/csv with one line per group.',
-            content: {
-              'application/json': { schema: { type: 'object' } },
-              'text/csv': { schema: { type: 'string' } },
+      get: admin(
+        'Spend per key, team, model, deployment, day or end user, from the daily rollups.',
+        {
+          operationId: 'spendReport',
+          parameters: [
+            { name: 'group_by', in: 'query', schema: { enum: [...SPEND_GROUPS] } },
+            {
+              name: 'from',
+              in: 'query',
+              description: 'First UTC day included.',
+              schema: { type: 'string', format: 'date' },
             },
+            {
+              name: 'to',
+              in: 'query',
+              description: 'First UTC day excluded.',
+              schema: { type: 'string', format: 'date' },
+            },
+            { name: 'key_id', in: 'query', schema: { type: 'string', format: 'uuid' } },
+            { name: 'team_id', in: 'query', schema: { type: 'string', format: 'uuid' } },
+            { name: 'model', in: 'query', schema: { type: 'string' } },
+            { name: 'format', in: 'query', schema: { enum: ['json', 'csv'] } },
+          ],
+          responses: {
+            '200': {
+              description: 'The report; `format=csv` answers text/csv with one line per group.',
+              content: {
+                'application/json': { schema: { type: 'object' } },
+                'text/csv': { schema: { type: 'string' } },
+              },
+            },
+            ...errors(400, 401, 429),
           },
-          ...errors(400, 401, 429),
         },
-      }),
+      ),
     },
     '/admin/config/reload': {
       post: admin('Re-read GATEWAY_CONFIG, as SIGHUP does.', {

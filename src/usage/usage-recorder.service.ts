@@ -183,5 +183,6 @@ export function toUsageRow(outcome: CompletionOutcome, now = new Date()): UsageR
     priceVersion: outcome.cost?.priceVersion ?? null,
     teamId: outcome.teamId ?? null,
     latencyMs: outcome.latencyMs,
+    endUser: outcome.endUser ?? null,
   };
 }
