@@ -1,3 +1,4 @@
+import { MAX_END_USER_LENGTH } from '../common/validation/end-user';
 import { MESSAGE_ROLES } from '../formats/chat-completions/dto/chat-message.dto';
 import {
   MAX_CHOICES,
@@ -18,6 +19,16 @@ const text = (type: string) => ({
   required: ['type', type],
   properties: { type: { const: type }, [type]: { type: 'string' } },
 });
+
+/** The end-user header, on every route that makes a model request (docs/spend.md). */
+export const END_USER_PARAMETER = {
+  name: 'x-gateway-end-user',
+  in: 'header',
+  required: false,
+  description:
+    "The end user the request is made for, stored on the usage record; wins over the body's `user` or `metadata.user_id`. At most 256 characters, no control characters.",
+  schema: { type: 'string', maxLength: MAX_END_USER_LENGTH },
+};
 
 export const CHAT_COMPLETION_SCHEMAS = {
   ContentPart: {
@@ -114,7 +125,12 @@ export const CHAT_COMPLETION_SCHEMAS = {
         anyOf: [{ type: 'string' }, { type: 'array', maxItems: 4, items: { type: 'string' } }],
       }),
       seed: nullable({ type: 'integer' }),
-      user: nullable({ type: 'string' }),
+      user: nullable({
+        type: 'string',
+        maxLength: MAX_END_USER_LENGTH,
+        description:
+          'The end user, stored on the usage record (docs/spend.md); the x-gateway-end-user header wins over it. No control characters.',
+      }),
       presence_penalty: nullable({ type: 'number', minimum: -2, maximum: 2 }),
       frequency_penalty: nullable({ type: 'number', minimum: -2, maximum: 2 }),
       logit_bias: nullable({
@@ -262,6 +278,7 @@ export const CHAT_COMPLETION_PATHS = {
       'createChatCompletion',
       'Create a chat completion, as JSON or as a server-sent event stream (`stream: true`).',
       {
+        parameters: [END_USER_PARAMETER],
         requestBody: body('ChatCompletionRequest'),
         responses: modelCallResponses(
           'A completion, or with `stream: true` a stream of chunks ending with `data: [DONE]`.',

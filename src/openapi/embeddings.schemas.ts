@@ -1,8 +1,6 @@
-import {
-  MAX_DIMENSIONS,
-  MAX_EMBEDDING_INPUTS,
-  MAX_USER_LENGTH,
-} from '../formats/embeddings/embeddings.request';
+import { MAX_END_USER_LENGTH } from '../common/validation/end-user';
+import { MAX_DIMENSIONS, MAX_EMBEDDING_INPUTS } from '../formats/embeddings/embeddings.request';
+import { END_USER_PARAMETER } from './chat-completion.schemas';
 import { body, gatewayErrors, json, nullable, publicOperation, ref } from './schema-helpers';
 
 /**
@@ -32,7 +30,7 @@ export const EMBEDDINGS_SCHEMAS = {
       },
       dimensions: nullable({ type: 'integer', minimum: 1, maximum: MAX_DIMENSIONS }),
       encoding_format: nullable({ enum: ['float', 'base64'] }),
-      user: nullable({ type: 'string', maxLength: MAX_USER_LENGTH }),
+      user: nullable({ type: 'string', maxLength: MAX_END_USER_LENGTH }),
     },
   },
   EmbeddingList: {
@@ -74,6 +72,7 @@ export const EMBEDDINGS_PATHS = {
       'createEmbedding',
       'Embed texts or token arrays with a `type: embedding` model (docs/embeddings.md).',
       {
+        parameters: [END_USER_PARAMETER],
         requestBody: body('EmbeddingRequest'),
         responses: {
           '200': {

@@ -1,3 +1,4 @@
+import { END_USER_PARAMETER } from './chat-completion.schemas';
 import { body, json, publicOperation, ref } from './schema-helpers';
 
 // /v1/messages in the OpenAPI document (docs/messages.md): Anthropic's Messages API as the
@@ -96,6 +97,7 @@ export const MESSAGES_PATHS = {
       'createMessage',
       "Anthropic's Messages API: a message as JSON, or Anthropic's events with `stream: true` (docs/messages.md). The key may also be sent as `x-api-key`.",
       {
+        parameters: [END_USER_PARAMETER],
         requestBody: body('MessagesRequest'),
         responses: {
           '200': {

@@ -142,6 +142,7 @@ describe('OpenAPI document', () => {
     ['a tool without type', { tools: [{}] }],
     ['no model', { model: undefined }],
     ['no messages', { messages: [] }],
+    ['a user of 257 characters', { user: 'u'.repeat(257) }],
   ])('rejects, like the parser, %s', (_case, change) => {
     const body = { model: 'm', messages: [{ role: 'user', content: 'hi' }], ...change } as Record<
       string,

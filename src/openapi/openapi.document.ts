@@ -7,6 +7,7 @@ import { EMBEDDINGS_PATHS, EMBEDDINGS_SCHEMAS } from './embeddings.schemas';
 import { MESSAGES_PATHS, MESSAGES_SCHEMAS } from './messages.schemas';
 import { RESPONSE_ANSWER_SCHEMAS, RESPONSES_PATHS } from './responses.paths';
 import { RESPONSES_SCHEMAS } from './responses.schemas';
+import { SPEND_GROUPS } from '../usage/spend-report.service';
 import { gatewayErrors as errors, json, pathParam, publicOperation, ref } from './schema-helpers';
 
 // package.json sits two levels up from both src/openapi and dist/openapi (and in the Docker image).
@@ -185,42 +186,45 @@ export const OPENAPI_DOCUMENT = {
       }),
     },
     '/admin/spend': {
-      get: admin('Spend per key, team, model, deployment or day, from the daily rollups.', {
-        operationId: 'spendReport',
-        parameters: [
-          {
-            name: 'group_by',
-            in: 'query',
-            schema: { enum: ['key', 'team', 'model', 'deployment', 'day'] },
-          },
-          {
-            name: 'from',
-            in: 'query',
-            description: 'First UTC day included.',
-            schema: { type: 'string', format: 'date' },
-          },
-          {
-            name: 'to',
-            in: 'query',
-            description: 'First UTC day excluded.',
-            schema: { type: 'string', format: 'date' },
-          },
-          { name: 'key_id', in: 'query', schema: { type: 'string', format: 'uuid' } },
-          { name: 'team_id', in: 'query', schema: { type: 'string', format: 'uuid' } },
-          { name: 'model', in: 'query', schema: { type: 'string' } },
-          { name: 'format', in: 'query', schema: { enum: ['json', 'csv'] } },
-        ],
-        responses: {
-          '200': {
-            description: 'The report; `format=csv` answers text/csv with one line per group.',
-            content: {
-              'application/json': { schema: { type: 'object' } },
-              'text/csv': { schema: { type: 'string' } },
+      get: admin(
+        'Spend per key, team, model, deployment, day or end user, from the daily rollups.',
+        {
+          operationId: 'spendReport',
+          parameters: [
+            {
+              name: 'group_by',
+              in: 'query',
+              schema: { enum: [...SPEND_GROUPS] },
             },
+            {
+              name: 'from',
+              in: 'query',
+              description: 'First UTC day included.',
+              schema: { type: 'string', format: 'date' },
+            },
+            {
+              name: 'to',
+              in: 'query',
+              description: 'First UTC day excluded.',
+              schema: { type: 'string', format: 'date' },
+            },
+            { name: 'key_id', in: 'query', schema: { type: 'string', format: 'uuid' } },
+            { name: 'team_id', in: 'query', schema: { type: 'string', format: 'uuid' } },
+            { name: 'model', in: 'query', schema: { type: 'string' } },
+            { name: 'format', in: 'query', schema: { enum: ['json', 'csv'] } },
+          ],
+          responses: {
+            '200': {
+              description: 'The report; `format=csv` answers text/csv with one line per group.',
+              content: {
+                'application/json': { schema: { type: 'object' } },
+                'text/csv': { schema: { type: 'string' } },
+              },
+            },
+            ...errors(400, 401, 429),
           },
-          ...errors(400, 401, 429),
         },
-      }),
+      ),
     },
     '/admin/config/reload': {
       post: admin('Re-read GATEWAY_CONFIG, as SIGHUP does.', {

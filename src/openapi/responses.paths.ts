@@ -1,4 +1,5 @@
 import { DEFAULT_PAGE_SIZE } from '../formats/responses/store/input-items-page';
+import { END_USER_PARAMETER } from './chat-completion.schemas';
 import {
   body,
   gatewayErrors as errors,
@@ -100,6 +101,7 @@ export const RESPONSES_PATHS = {
       'createResponse',
       "OpenAI's Responses API: a response as JSON, or its events with `stream: true` (docs/responses.md). Stored by default, before the answer ends.",
       {
+        parameters: [END_USER_PARAMETER],
         requestBody: body('CreateResponseRequest'),
         responses: modelCallResponses(
           'A response, or with `stream: true` its events, response.created ... response.completed (or .incomplete, .failed).',

@@ -4,6 +4,7 @@ import {
   MAX_METADATA_VALUE,
 } from '../formats/responses/dto/create-response.dto';
 import { MAX_TOOLS } from '../formats/responses/dto/response-tool.dto';
+import { MAX_END_USER_LENGTH } from '../common/validation/end-user';
 import { nullable, object, ref } from './schema-helpers';
 
 /**
@@ -254,7 +255,7 @@ export const RESPONSES_SCHEMAS = {
       }),
       previous_response_id: nullable({ ...nonEmpty(256), description: 'Continues its chain.' }),
       metadata: nullable(ref('ResponseMetadata')),
-      user: nullable({ type: 'string', maxLength: 256 }),
+      user: nullable({ type: 'string', maxLength: MAX_END_USER_LENGTH }),
       include: nullable({ type: 'array', items: { type: 'string', maxLength: 128 } }),
     },
   },

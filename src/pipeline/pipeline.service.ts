@@ -86,6 +86,7 @@ export class Pipeline {
       parameters: { max_tokens: 0 },
       type: 'embedding',
       promptTokens,
+      endUser: request.user,
     };
     const run = this.outcome.begin(accounted, context, false);
     try {

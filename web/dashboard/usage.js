@@ -24,7 +24,7 @@ const COLORS = [
   '#be185d',
   '#4d7c0f',
 ];
-const state = { range: '24h', groupBy: 'key' };
+const state = { range: '24h', groupBy: 'key', endUser: '' };
 const CSV_HEADER = [
   'time',
   'group_by',
@@ -125,10 +125,10 @@ export async function renderUsage({ show, onError }) {
   const range = RANGES.find((r) => r.value === state.range);
   const to = new Date();
   const from = new Date(to.getTime() - range.ms);
-  const data = await call(
-    'GET',
-    `/usage?${new URLSearchParams({ from: from.toISOString(), to: to.toISOString() })}`,
-  );
+  const query = { from: from.toISOString(), to: to.toISOString() };
+  // One end user's requests only (docs/spend.md, "Spend by end user"); empty: everyone's.
+  if (state.endUser) query.end_user = state.endUser;
+  const data = await call('GET', `/usage?${new URLSearchParams(query)}`);
   const group = GROUPS[state.groupBy];
   const groups = data[group.series];
   const rerender = () => renderUsage({ show, onError }).catch(onError);
@@ -157,6 +157,17 @@ export async function renderUsage({ show, onError }) {
       h('option', { value, selected: state.groupBy === value }, choice.option),
     ),
   );
+  const endUserInput = h('input', {
+    id: 'usage-end-user',
+    type: 'search',
+    maxlength: 256,
+    placeholder: 'All end users',
+    value: state.endUser,
+    onchange: (e) => {
+      state.endUser = e.target.value.trim();
+      rerender();
+    },
+  });
   const csvUrl = URL.createObjectURL(new Blob([usageCsv(data)], { type: 'text/csv' }));
   const controls = h(
     'div',
@@ -165,6 +176,8 @@ export async function renderUsage({ show, onError }) {
     rangeSelect,
     h('label', { for: 'usage-group' }, 'Group'),
     groupSelect,
+    h('label', { for: 'usage-end-user' }, 'End user'),
+    endUserInput,
     h(
       'a',
       {
@@ -199,7 +212,12 @@ export async function renderUsage({ show, onError }) {
     h(
       'section',
       { class: 'card', 'aria-labelledby': 'usage-title' },
-      h('h2', { id: 'usage-title' }, `${range.label}, ${group.option.toLowerCase()}`),
+      h(
+        'h2',
+        { id: 'usage-title' },
+        `${range.label}, ${group.option.toLowerCase()}`,
+        state.endUser ? `, end user ${state.endUser}` : '',
+      ),
       controls,
       h(
         'table',

@@ -31,7 +31,10 @@ export const MESSAGES_COMPATIBILITY = {
     handling: 'translated',
     note: 'integer >= 0. gemini: `topK`; openai: dropped (OpenAI has none); mock: ignored',
   },
-  metadata: { handling: 'translated', note: 'its user_id sent as the `user` field' },
+  metadata: {
+    handling: 'translated',
+    note: 'its user_id (at most 256 characters) sent as the `user` field; the end user of the usage record unless x-gateway-end-user names one',
+  },
   tools: {
     handling: 'translated',
     note: 'custom tools (`input_schema`) as function tools, `strict` kept; server tools (a `type` such as `web_search_20250305`) dropped',

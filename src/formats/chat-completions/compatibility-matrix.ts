@@ -17,7 +17,10 @@ export const COMPATIBILITY_MATRIX = {
   top_p: { handling: 'pass', note: 'number 0-1' },
   stop: { handling: 'pass', note: 'string or up to 4 strings' },
   seed: { handling: 'pass', note: 'integer' },
-  user: { handling: 'pass', note: 'string, end-user id for the provider' },
+  user: {
+    handling: 'pass',
+    note: 'string of at most 256 characters, for the provider; the end user of the usage record unless x-gateway-end-user names one',
+  },
   presence_penalty: { handling: 'pass', note: 'number -2 to 2' },
   frequency_penalty: { handling: 'pass', note: 'number -2 to 2' },
   logit_bias: {

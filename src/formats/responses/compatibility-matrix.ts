@@ -42,7 +42,10 @@ export const RESPONSES_COMPATIBILITY = {
     handling: 'translated',
     note: 'Its `effort` as reasoning_effort (openai deployments take it; anthropic, gemini and mock ones ignore it); `summary` echoed.',
   },
-  user: { handling: 'translated', note: 'string, end-user id for the provider' },
+  user: {
+    handling: 'translated',
+    note: 'string of at most 256 characters, sent as the `user` field; the end user of the usage record unless x-gateway-end-user names one',
+  },
   stream: { handling: 'gateway', note: 'Responses events (server-sent events) or one JSON object' },
   store: {
     handling: 'gateway',

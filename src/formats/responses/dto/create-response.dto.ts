@@ -1,3 +1,4 @@
+import { endUserId } from '../../../common/validation/end-user';
 import { invalidParameter, isJsonObject } from '../../../common/validation/invalid-parameter';
 import {
   boolean,
@@ -42,7 +43,7 @@ const OPTIONAL_FIELDS: { [F in OptionalField]-?: Rule<NonNullable<CreateResponse
     }
     return value as Record<string, string>;
   },
-  user: string(256),
+  user: endUserId,
   include: (value, path) => {
     if (!Array.isArray(value)) throw invalidParameter(path, 'must be an array of strings');
     return value.map((entry, index) => string(128)(entry, `${path}[${index}]`));
