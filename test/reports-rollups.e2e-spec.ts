@@ -61,6 +61,8 @@ describe('reports read the rollups and equal the raw records', () => {
       priceVersion: 'abc123abc123',
       teamId: i % 2 ? team : null,
       latencyMs: 1 + (i % 50),
+      // Two rows in three name one of 11 end users (spend by end user, its own rollup).
+      endUser: i % 3 ? `end-user-${i % 11}` : null,
     }));
     const repository = new UsageRepository(prisma);
     for (let i = 0; i < rows.length; i += 100) await repository.insertMany(rows.slice(i, i + 100));
@@ -134,7 +136,10 @@ describe('reports read the rollups and equal the raw records', () => {
       model: 'public_model',
       deployment: `COALESCE(deployment, '')`,
       day: `to_char((created_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD')`,
+      end_user: 'end_user',
     }[groupBy];
+    // Spend by end user covers the requests that named one.
+    const named = groupBy === 'end_user' ? 'AND end_user IS NOT NULL' : '';
     for (const [fromDay, toDay] of [
       ['2030-11-01', '2031-01-01'],
       ['2030-11-06', '2030-11-27'],
@@ -146,7 +151,7 @@ describe('reports read the rollups and equal the raw records', () => {
         `SELECT ${column} AS "group", count(*)::int AS requests, sum(prompt_tokens)::int AS prompt,
                 COALESCE(sum(cost_usd), 0)::numeric(30, 12)::text AS cost,
                 count(*) FILTER (WHERE cost_usd IS NULL)::int AS unpriced
-           FROM usage_records WHERE created_at >= $1::date AND created_at < $2::date
+           FROM usage_records WHERE created_at >= $1::date AND created_at < $2::date ${named}
           GROUP BY 1 ORDER BY ${column} COLLATE "C"`,
         [fromDay, toDay],
       );
@@ -166,17 +171,26 @@ describe('reports read the rollups and equal the raw records', () => {
 
   it('dashboard buckets equal the raw records, in sub-day, day and week buckets', async () => {
     const usage = new DashboardUsageService(prisma);
-    for (const [from, to] of [...ranges(), [new Date(start), new Date(start + 30 * DAY_MS)]]) {
+    const cases: Array<[Date, Date]> = [
+      ...ranges(),
+      [new Date(start), new Date(start + 30 * DAY_MS)],
+    ];
+    // Every range for all requests, and for one end user's (the filter reads their own rollup).
+    const endUsers = [undefined, 'end-user-3'];
+    for (const [from, to, endUser] of cases.flatMap(([f, t]) =>
+      endUsers.map((u) => [f, t, u] as const),
+    )) {
       const bucket = usageBucketSeconds(from, to);
-      const rows = await usage.buckets(from, to, bucket);
+      const rows = await usage.buckets(from, to, bucket, endUser);
       const { rows: raw } = await database.query(
         `SELECT (floor(extract(epoch FROM created_at) / $3) * $3)::bigint AS bucket, key_id::text AS "keyId",
                 public_model AS model, endpoint, count(*)::int AS requests,
                 count(*) FILTER (WHERE status <> 'completed')::int AS errors,
                 sum(prompt_tokens)::int AS "promptTokens", sum(completion_tokens)::int AS "completionTokens",
                 sum(latency_ms)::int AS "latencySum", sum(cost_usd)::numeric(30, 12)::text AS "costUsd"
-           FROM usage_records WHERE created_at >= $1 AND created_at < $2 GROUP BY 1, 2, 3, 4`,
-        [from, to, bucket],
+           FROM usage_records WHERE created_at >= $1 AND created_at < $2
+            AND ($4::text IS NULL OR end_user = $4) GROUP BY 1, 2, 3, 4`,
+        [from, to, bucket, endUser ?? null],
       );
       const key = (r: { bucket: unknown; keyId: string; model: string; endpoint: string }) =>
         `${Number(r.bucket instanceof Date ? r.bucket.getTime() / 1000 : r.bucket)}|${r.keyId}|${r.model}|${r.endpoint}`;

@@ -74,7 +74,8 @@ export class DashboardApiController {
    * The Usage page in one call: per time bucket, requests, errors, tokens and mean latency,
    * per key, per model and per endpoint (chat_completions, messages, responses). The bucket grows
    * with the range so a chart has ~60 points, and is whole days beyond two days
-   * (usageBucketSeconds). A team admin or a member sees only the keys in their reach.
+   * (usageBucketSeconds). `end_user` keeps that end user's requests only. A team admin or a
+   * member sees only the keys in their reach.
    */
   @Get('usage')
   @Requires('usage.read')
@@ -95,7 +96,8 @@ export class DashboardApiController {
     const keys = await this.keys.list();
     const names = new Map(keys.map((key) => [key.id, key.name]));
     const inReach = new Set(keys.filter((key) => access.canReadKey(key)).map((key) => key.id));
-    const rows = (await this.usage.buckets(from, to, bucketSeconds)).filter(
+    const endUser = query.end_user || undefined;
+    const rows = (await this.usage.buckets(from, to, bucketSeconds, endUser)).filter(
       (row) => access.readsAll || inReach.has(row.keyId),
     );
     return {
@@ -103,6 +105,7 @@ export class DashboardApiController {
       from: from.toISOString(),
       to: to.toISOString(),
       bucket_seconds: bucketSeconds,
+      end_user: endUser ?? null,
       by_key: series(
         rows,
         (row) => row.keyId,

@@ -52,8 +52,16 @@ export function usageBucketSeconds(from: Date, to: Date): number {
 export class DashboardUsageService {
   constructor(private readonly prisma: PrismaService) {}
 
-  /** One row per time bucket, key, model and endpoint, in bucket order; the database groups. */
-  async buckets(from: Date, to: Date, bucketSeconds: number): Promise<UsageBucketRow[]> {
+  /**
+   * One row per time bucket, key, model and endpoint, in bucket order; the database groups. With
+   * `endUser`, that end user's requests only (their own daily rollup, docs/spend.md).
+   */
+  async buckets(
+    from: Date,
+    to: Date,
+    bucketSeconds: number,
+    endUser?: string,
+  ): Promise<UsageBucketRow[]> {
     const depth =
       bucketSeconds % (7 * DAY_SECONDS) === 0
         ? 'weeks'
@@ -73,7 +81,7 @@ export class DashboardUsageService {
         'cost_usd',
         'unpriced_requests',
       ],
-      {},
+      { endUser },
     );
     if (!statement) return [];
     const rows = await runRollupQuery<Record<string, string> & { g0: Date }>(this.prisma.pool, {

@@ -14,6 +14,8 @@ export const GROUP_COLUMNS = {
   model: { weekly: `"public_model"`, daily: `"public_model"`, raw: `"public_model"` },
   deployment: { weekly: `"deployment"`, daily: `"deployment"`, raw: `COALESCE("deployment", '')` },
   endpoint: { weekly: `"endpoint"`, daily: `"endpoint"`, raw: `"endpoint"` },
+  // Only usage_daily_end_user has it (END_USER_ROLLUP).
+  end_user: { weekly: null, daily: `"end_user"`, raw: `"end_user"` },
   day: {
     weekly: null,
     daily: `to_char("day", 'YYYY-MM-DD')`,
@@ -59,6 +61,25 @@ export interface RollupFilters {
   keyId?: string;
   teamId?: string;
   model?: string;
+  endUser?: string;
+}
+
+/**
+ * Spend by end user has daily rollups of its own, for the requests that named one, and no weekly
+ * ones (docs/spend.md, "Spend by end user"): a query that groups or filters by end user reads its
+ * whole weeks as days there, and only the raw rows that name an end user. That table has the key,
+ * team, model and endpoint columns, not the deployment.
+ */
+const END_USER_ROLLUP = 'usage_daily_end_user';
+
+/** The split range with its whole weeks read as days: one range from the first day to the last. */
+function asDays(range: SplitRange): SplitRange {
+  const periods = range.weeks ? [range.weeks, ...range.days] : range.days;
+  if (periods.length === 0) return range;
+  // Contiguous periods (days, weeks, days): the earliest start and the latest end bound them all.
+  const from = periods.map((period) => period.from).sort()[0];
+  const to = periods.map((period) => period.to).sort()[periods.length - 1];
+  return { weeks: null, days: [{ from, to }], raw: range.raw };
 }
 
 /**
@@ -74,6 +95,9 @@ export function rollupQuery(
   measures: readonly Measure[],
   filters: RollupFilters,
 ): { sql: string; params: unknown[] } | null {
+  const endUsers = filters.endUser !== undefined || groups.includes(GROUP_COLUMNS.end_user);
+  const split = endUsers ? asDays(range) : range;
+  const dailyTable = endUsers ? END_USER_ROLLUP : 'usage_daily';
   const params: unknown[] = [];
   const param = (value: unknown, cast: string) => `$${params.push(value)}::${cast}`;
   const where = (source: Source) => {
@@ -82,6 +106,8 @@ export function rollupQuery(
     if (filters.teamId)
       conditions.push(`"team_id" = ${param(filters.teamId, source === 'raw' ? 'uuid' : 'text')}`);
     if (filters.model) conditions.push(`"public_model" = ${param(filters.model, 'text')}`);
+    if (filters.endUser) conditions.push(`"end_user" = ${param(filters.endUser, 'text')}`);
+    else if (endUsers && source === 'raw') conditions.push(`"end_user" IS NOT NULL`);
     return conditions.map((condition) => ` AND ${condition}`).join('');
   };
   const columns = (source: Source) =>
@@ -96,12 +122,11 @@ export function rollupQuery(
   ) =>
     `SELECT ${columns(source)}, ${measures.map((m) => `"${m}"`).join(', ')} FROM "${table}"
       WHERE "${period}" >= ${param(from, 'date')} AND "${period}" < ${param(to, 'date')}${where(source)}`;
-  if (range.weeks)
-    parts.push(rollup('weekly', 'usage_weekly', 'week', range.weeks.from, range.weeks.to));
-  for (const days of range.days)
-    parts.push(rollup('daily', 'usage_daily', 'day', days.from, days.to));
-  if (range.raw.length > 0) {
-    const times = range.raw
+  if (split.weeks)
+    parts.push(rollup('weekly', 'usage_weekly', 'week', split.weeks.from, split.weeks.to));
+  for (const days of split.days) parts.push(rollup('daily', dailyTable, 'day', days.from, days.to));
+  if (split.raw.length > 0) {
+    const times = split.raw
       .map(
         ({ from, to }) =>
           `("created_at" >= ${param(from, 'timestamptz')} AND "created_at" < ${param(to, 'timestamptz')})`,
@@ -116,7 +141,7 @@ export function rollupQuery(
   if (parts.length === 0) return null;
   const keys = groups.map((_group, index) => `"g${index}"`).join(', ');
   // Raw rows alone (a range within a day, or sub-day buckets) are grouped once, not twice.
-  if (parts.length === 1 && !range.weeks && range.days.length === 0)
+  if (parts.length === 1 && !split.weeks && split.days.length === 0)
     return {
       sql: `SELECT ${keys}, ${measures.map((m) => `"${m}"::text AS "${m}"`).join(', ')}
         FROM (${parts[0]}) AS "parts"`,

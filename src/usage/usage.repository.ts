@@ -19,7 +19,7 @@ export interface UsageCount {
 const COLUMNS = `"id", "created_at", "request_id", "key_id", "public_model", "deployment", "status",
   "http_status", "error_code", "stream", "prompt_tokens", "completion_tokens", "cached_tokens",
   "cache_write_tokens", "reasoning_tokens", "cost_usd", "price_version", "team_id", "latency_ms",
-  "endpoint"`;
+  "endpoint", "end_user"`;
 
 const DAY = `("created_at" AT TIME ZONE 'UTC')::date`;
 const MEASURES = [
@@ -37,21 +37,58 @@ const MEASURES = [
   'latency_ms',
 ];
 
-/** Adds the inserted rows to one rollup table, per period (`periodSql` of created_at) and group. */
-function rollupUpsert(table: string, period: string, periodSql: string): string {
+/** The grouping columns of the rollup tables, as each is read from the inserted rows. */
+const DIMENSIONS = {
+  key_id: `"key_id"`,
+  // '' is "no team" / "no deployment" in the rollups.
+  team_id: `COALESCE("team_id"::text, '')`,
+  public_model: `"public_model"`,
+  deployment: `COALESCE("deployment", '')`,
+  endpoint: `"endpoint"`,
+  end_user: `"end_user"`,
+};
+type Dimension = keyof typeof DIMENSIONS;
+const USAGE_DIMENSIONS: Dimension[] = [
+  'key_id',
+  'team_id',
+  'public_model',
+  'deployment',
+  'endpoint',
+];
+const END_USER_DIMENSIONS: Dimension[] = [
+  'key_id',
+  'team_id',
+  'end_user',
+  'public_model',
+  'endpoint',
+];
+
+/**
+ * Adds the inserted rows (those `where` keeps) to one rollup table, per period (`periodSql` of
+ * created_at) and group.
+ */
+function rollupUpsert(
+  table: string,
+  period: string,
+  periodSql: string,
+  dimensions: Dimension[],
+  where = '',
+): string {
+  const key = [period, ...dimensions].map((column) => `"${column}"`).join(', ');
+  const positions = [period, ...dimensions].map((_column, index) => index + 1).join(', ');
   return `
-INSERT INTO "${table}" AS d ("${period}", "key_id", "team_id", "public_model", "deployment", "endpoint",
+INSERT INTO "${table}" AS d (${key},
   ${MEASURES.map((measure) => `"${measure}"`).join(', ')})
-SELECT ${periodSql}, "key_id", COALESCE("team_id"::text, ''), "public_model",
-  COALESCE("deployment", ''), "endpoint", count(*), count(*) FILTER (WHERE "status" = 'completed'),
+SELECT ${periodSql}, ${dimensions.map((dimension) => DIMENSIONS[dimension]).join(', ')},
+  count(*), count(*) FILTER (WHERE "status" = 'completed'),
   count(*) FILTER (WHERE "status" = 'failed'), count(*) FILTER (WHERE "status" = 'aborted'),
   sum("prompt_tokens"), sum("completion_tokens"), COALESCE(sum("cached_tokens"), 0),
   COALESCE(sum("cache_write_tokens"), 0), COALESCE(sum("reasoning_tokens"), 0),
   COALESCE(sum("cost_usd"), 0), count(*) FILTER (WHERE "cost_usd" IS NULL), sum("latency_ms")
-FROM inserted
-GROUP BY 1, 2, 3, 4, 5, 6
-ORDER BY 1, 2, 3, 4, 5, 6
-ON CONFLICT ("${period}", "key_id", "team_id", "public_model", "deployment", "endpoint") DO UPDATE SET
+FROM inserted ${where}
+GROUP BY ${positions}
+ORDER BY ${positions}
+ON CONFLICT (${key}) DO UPDATE SET
   ${MEASURES.map((measure) => `"${measure}" = d."${measure}" + EXCLUDED."${measure}"`).join(',\n  ')}`;
 }
 
@@ -61,6 +98,8 @@ ON CONFLICT ("${period}", "key_id", "team_id", "public_model", "deployment", "en
  * the dashboard's 7-day buckets do), so rollups and raw records always agree
  * (docs/spend.md, "Spend reports and retention"). Days are UTC. Rollup rows are upserted in key
  * order, so instances flushing at the same time lock them in the same order and cannot deadlock.
+ * The rows that name an end user are added to usage_daily_end_user as well (docs/spend.md,
+ * "Spend by end user").
  */
 const INSERT_BATCH = `
 WITH inserted AS (
@@ -70,12 +109,13 @@ WITH inserted AS (
     "public_model" text, "deployment" text, "status" "usage_status", "http_status" integer, "error_code" text,
     "stream" boolean, "prompt_tokens" integer, "completion_tokens" integer, "cached_tokens" integer,
     "cache_write_tokens" integer, "reasoning_tokens" integer, "cost_usd" numeric, "price_version" text,
-    "team_id" uuid, "latency_ms" integer, "endpoint" text)
+    "team_id" uuid, "latency_ms" integer, "endpoint" text, "end_user" text)
   ON CONFLICT DO NOTHING
   RETURNING *
 ),
-daily AS (${rollupUpsert('usage_daily', 'day', DAY)})
-${rollupUpsert('usage_weekly', 'week', `${DAY} - ((${DAY} - DATE '1970-01-01') % 7)`)}`;
+daily AS (${rollupUpsert('usage_daily', 'day', DAY, USAGE_DIMENSIONS)}),
+end_users AS (${rollupUpsert('usage_daily_end_user', 'day', DAY, END_USER_DIMENSIONS, `WHERE "end_user" IS NOT NULL`)})
+${rollupUpsert('usage_weekly', 'week', `${DAY} - ((${DAY} - DATE '1970-01-01') % 7)`, USAGE_DIMENSIONS)}`;
 
 function toRecord(row: UsageRow) {
   return {
@@ -100,6 +140,7 @@ function toRecord(row: UsageRow) {
     price_version: row.priceVersion,
     team_id: row.teamId,
     latency_ms: row.latencyMs,
+    end_user: row.endUser,
   };
 }
 
@@ -118,7 +159,7 @@ export class UsageRepository {
    */
   async insertMany(rows: UsageRow[]): Promise<void> {
     // On Prisma's pool, not through its client: the same statement and parameter, without the
-    // client's per-query work (about 4 % of a request's CPU, docs/performance.md, "Fourteenth pass").
+    // client's per-query work (about 4 % of a request's CPU).
     await this.prisma.pool.query(INSERT_BATCH, [JSON.stringify(rows.map(toRecord))]);
   }
 
