@@ -1,31 +1,57 @@
 import type { Pool } from 'pg';
 import type { SplitRange } from './report-range';
 
-type Source = 'weekly' | 'daily' | 'raw';
+type Source = 'weekly' | 'daily' | 'hourly' | 'raw';
 
-/** A grouping column as each source spells it; null: that source cannot give it (days of a week). */
-export type GroupColumn = Record<Source, string | null>;
+/**
+ * A grouping column as each source spells it; null: that source cannot give it (the days of a
+ * week; the team or deployment of an hour, which usage_hourly leaves out, as spend reports
+ * cover whole days). Rows are grouped by the plain value; `output` turns a group's value into
+ * what the report shows, once per group rather than once per row.
+ */
+export type GroupColumn = Record<Source, string | null> & {
+  output?: (column: string) => string;
+};
 
 export const GROUP_COLUMNS = {
   // A uuid, grouped as one (cheaper than its text); the driver hands it over as a string.
-  key: { weekly: `"key_id"`, daily: `"key_id"`, raw: `"key_id"` },
+  key: { weekly: `"key_id"`, daily: `"key_id"`, hourly: `"key_id"`, raw: `"key_id"` },
   // '' is "no team" / "no deployment" in the rollups.
-  team: { weekly: `"team_id"`, daily: `"team_id"`, raw: `COALESCE("team_id"::text, '')` },
-  model: { weekly: `"public_model"`, daily: `"public_model"`, raw: `"public_model"` },
-  deployment: { weekly: `"deployment"`, daily: `"deployment"`, raw: `COALESCE("deployment", '')` },
-  endpoint: { weekly: `"endpoint"`, daily: `"endpoint"`, raw: `"endpoint"` },
+  team: {
+    weekly: `"team_id"`,
+    daily: `"team_id"`,
+    hourly: null,
+    raw: `COALESCE("team_id"::text, '')`,
+  },
+  model: {
+    weekly: `"public_model"`,
+    daily: `"public_model"`,
+    hourly: `"public_model"`,
+    raw: `"public_model"`,
+  },
+  deployment: {
+    weekly: `"deployment"`,
+    daily: `"deployment"`,
+    hourly: null,
+    raw: `COALESCE("deployment", '')`,
+  },
+  endpoint: { weekly: `"endpoint"`, daily: `"endpoint"`, hourly: `"endpoint"`, raw: `"endpoint"` },
   day: {
     weekly: null,
-    daily: `to_char("day", 'YYYY-MM-DD')`,
-    raw: `to_char(("created_at" AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD')`,
+    daily: `"day"`,
+    hourly: `("hour" AT TIME ZONE 'UTC')::date`,
+    raw: `("created_at" AT TIME ZONE 'UTC')::date`,
+    output: (column) => `to_char(${column}, 'YYYY-MM-DD')`,
   },
 } satisfies Record<string, GroupColumn>;
 
 const EPOCH = `TIMESTAMPTZ '1970-01-01 00:00:00+00'`;
 
 /**
- * The start of a bucket of `seconds` (a divisor of a week), as a timestamptz. Raw rows use
- * date_bin, which works on integers (floor of a numeric epoch cost twice as much per row).
+ * The start of a bucket of `seconds` (a divisor of a week), grouped as a timestamptz and sent as
+ * ISO 8601 text in UTC with milliseconds, as JavaScript's toISOString writes it. Raw rows and
+ * hours use date_bin, which works on integers (floor of a numeric epoch cost twice as much per
+ * row).
  */
 export function bucketColumn(seconds: number): GroupColumn {
   const s = Math.trunc(seconds);
@@ -34,7 +60,9 @@ export function bucketColumn(seconds: number): GroupColumn {
   return {
     weekly: seconds % (7 * 86_400) === 0 ? ofDate('week') : null,
     daily: seconds % 86_400 === 0 ? ofDate('day') : null,
+    hourly: seconds % 3600 === 0 ? `date_bin('${s} seconds', "hour", ${EPOCH})` : null,
     raw: `date_bin('${s} seconds', "created_at", ${EPOCH})`,
+    output: (column) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
   };
 }
 
@@ -57,49 +85,66 @@ export type Measure = keyof typeof MEASURES;
 
 export interface RollupFilters {
   keyId?: string;
+  /** Any of these keys (the keys in a dashboard user's reach). */
+  keyIds?: string[];
   teamId?: string;
   model?: string;
 }
 
 /**
  * One SQL statement that sums `measures` per `groups` over a split range: the weekly rollups for
- * whole weeks, the daily ones for the other whole days, the raw records for the partial days
- * (docs/usage.md, "Reports at scale"). Its rows have the groups as g0, g1, … and every measure
- * as text (exact: cost_usd is numeric). Expressions come from the tables above, values only as
- * parameters.
+ * whole weeks, the daily ones for the other whole days, the hourly ones for the other whole
+ * hours, the raw records for the partial hours (docs/usage.md, "Reports at scale"). Its rows have
+ * the groups as g0, g1, … and every measure as text (exact: cost_usd is numeric). Expressions come
+ * from the tables above, values only as parameters.
+ *
+ * With `sets` (lists of indexes into `groups`), the rows are those of each grouping set instead:
+ * the groups a row's set leaves out are NULL. One statement then gives several breakdowns, each
+ * with as many rows as it needs rather than the rows of every combination.
  */
 export function rollupQuery(
   range: SplitRange,
   groups: GroupColumn[],
   measures: readonly Measure[],
   filters: RollupFilters,
+  sets?: number[][],
 ): { sql: string; params: unknown[] } | null {
   const params: unknown[] = [];
   const param = (value: unknown, cast: string) => `$${params.push(value)}::${cast}`;
   const where = (source: Source) => {
     const conditions: string[] = [];
     if (filters.keyId) conditions.push(`"key_id" = ${param(filters.keyId, 'uuid')}`);
-    if (filters.teamId)
+    if (filters.keyIds) conditions.push(`"key_id" = ANY(${param(filters.keyIds, 'uuid[]')})`);
+    if (filters.teamId) {
+      if (source === 'hourly') throw new Error('usage_hourly has no team');
       conditions.push(`"team_id" = ${param(filters.teamId, source === 'raw' ? 'uuid' : 'text')}`);
+    }
     if (filters.model) conditions.push(`"public_model" = ${param(filters.model, 'text')}`);
     return conditions.map((condition) => ` AND ${condition}`).join('');
   };
   const columns = (source: Source) =>
-    groups.map((group, index) => `${group[source]} AS "g${index}"`).join(', ');
+    groups
+      .map((group, index) => {
+        if (group[source] === null) throw new Error(`group ${index} cannot be read from ${source}`);
+        return `${group[source]} AS "g${index}"`;
+      })
+      .join(', ');
   const parts: string[] = [];
   const rollup = (
-    source: 'weekly' | 'daily',
-    table: string,
+    source: 'weekly' | 'daily' | 'hourly',
     period: string,
     from: string,
     to: string,
+    cast: string,
   ) =>
-    `SELECT ${columns(source)}, ${measures.map((m) => `"${m}"`).join(', ')} FROM "${table}"
-      WHERE "${period}" >= ${param(from, 'date')} AND "${period}" < ${param(to, 'date')}${where(source)}`;
-  if (range.weeks)
-    parts.push(rollup('weekly', 'usage_weekly', 'week', range.weeks.from, range.weeks.to));
-  for (const days of range.days)
-    parts.push(rollup('daily', 'usage_daily', 'day', days.from, days.to));
+    `SELECT ${columns(source)}, ${measures.map((m) => `"${m}"`).join(', ')} FROM "usage_${source}"
+      WHERE "${period}" >= ${param(from, cast)} AND "${period}" < ${param(to, cast)}${where(source)}`;
+  if (range.weeks) parts.push(rollup('weekly', 'week', range.weeks.from, range.weeks.to, 'date'));
+  for (const days of range.days) parts.push(rollup('daily', 'day', days.from, days.to, 'date'));
+  for (const hours of range.hours)
+    parts.push(
+      rollup('hourly', 'hour', hours.from.toISOString(), hours.to.toISOString(), 'timestamptz'),
+    );
   if (range.raw.length > 0) {
     const times = range.raw
       .map(
@@ -115,16 +160,24 @@ export function rollupQuery(
   }
   if (parts.length === 0) return null;
   const keys = groups.map((_group, index) => `"g${index}"`).join(', ');
-  // Raw rows alone (a range within a day, or sub-day buckets) are grouped once, not twice.
-  if (parts.length === 1 && !range.weeks && range.days.length === 0)
+  const outputs = groups
+    .map(({ output }, index) =>
+      output ? `${output(`"g${index}"`)} AS "g${index}"` : `"g${index}"`,
+    )
+    .join(', ');
+  const groupBy = sets
+    ? `GROUPING SETS (${sets.map((set) => `(${set.map((index) => `"g${index}"`).join(', ')})`).join(', ')})`
+    : keys;
+  // Raw rows alone (a range within an hour, or buckets under an hour) are grouped once, not twice.
+  if (parts.length === 1 && range.raw.length > 0 && !sets)
     return {
-      sql: `SELECT ${keys}, ${measures.map((m) => `"${m}"::text AS "${m}"`).join(', ')}
+      sql: `SELECT ${outputs}, ${measures.map((m) => `"${m}"::text AS "${m}"`).join(', ')}
         FROM (${parts[0]}) AS "parts"`,
       params,
     };
   return {
-    sql: `SELECT ${keys}, ${measures.map((m) => `sum("${m}")::text AS "${m}"`).join(', ')}
-      FROM (${parts.join('\n UNION ALL ')}) AS "parts" GROUP BY ${keys}`,
+    sql: `SELECT ${outputs}, ${measures.map((m) => `sum("${m}")::text AS "${m}"`).join(', ')}
+      FROM (${parts.join('\n UNION ALL ')}) AS "parts" GROUP BY ${groupBy}`,
     params,
   };
 }

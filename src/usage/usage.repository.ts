@@ -37,30 +37,52 @@ const MEASURES = [
   'latency_ms',
 ];
 
+/** The dimensions of the daily and weekly rollups, as inserted rows give them. */
+const DIMENSIONS = {
+  key_id: `"key_id"`,
+  team_id: `COALESCE("team_id"::text, '')`,
+  public_model: `"public_model"`,
+  deployment: `COALESCE("deployment", '')`,
+  endpoint: `"endpoint"`,
+};
+/** usage_hourly's: the team and deployment are left out (docs/usage.md, "Reports at scale"). */
+const HOURLY_DIMENSIONS = {
+  key_id: DIMENSIONS.key_id,
+  public_model: DIMENSIONS.public_model,
+  endpoint: DIMENSIONS.endpoint,
+};
+
 /** Adds the inserted rows to one rollup table, per period (`periodSql` of created_at) and group. */
-function rollupUpsert(table: string, period: string, periodSql: string): string {
+function rollupUpsert(
+  table: string,
+  period: string,
+  periodSql: string,
+  dimensions: Record<string, string>,
+): string {
+  const keys = [period, ...Object.keys(dimensions)].map((column) => `"${column}"`).join(', ');
+  const ordinals = [period, ...Object.keys(dimensions)].map((_column, i) => i + 1).join(', ');
   return `
-INSERT INTO "${table}" AS d ("${period}", "key_id", "team_id", "public_model", "deployment", "endpoint",
-  ${MEASURES.map((measure) => `"${measure}"`).join(', ')})
-SELECT ${periodSql}, "key_id", COALESCE("team_id"::text, ''), "public_model",
-  COALESCE("deployment", ''), "endpoint", count(*), count(*) FILTER (WHERE "status" = 'completed'),
+INSERT INTO "${table}" AS d (${keys}, ${MEASURES.map((measure) => `"${measure}"`).join(', ')})
+SELECT ${periodSql}, ${Object.values(dimensions).join(', ')}, count(*),
+  count(*) FILTER (WHERE "status" = 'completed'),
   count(*) FILTER (WHERE "status" = 'failed'), count(*) FILTER (WHERE "status" = 'aborted'),
   sum("prompt_tokens"), sum("completion_tokens"), COALESCE(sum("cached_tokens"), 0),
   COALESCE(sum("cache_write_tokens"), 0), COALESCE(sum("reasoning_tokens"), 0),
   COALESCE(sum("cost_usd"), 0), count(*) FILTER (WHERE "cost_usd" IS NULL), sum("latency_ms")
 FROM inserted
-GROUP BY 1, 2, 3, 4, 5, 6
-ORDER BY 1, 2, 3, 4, 5, 6
-ON CONFLICT ("${period}", "key_id", "team_id", "public_model", "deployment", "endpoint") DO UPDATE SET
+GROUP BY ${ordinals}
+ORDER BY ${ordinals}
+ON CONFLICT (${keys}) DO UPDATE SET
   ${MEASURES.map((measure) => `"${measure}" = d."${measure}" + EXCLUDED."${measure}"`).join(',\n  ')}`;
 }
 
 /**
  * One statement inserts the batch and adds the rows it really inserted (RETURNING skips the
- * duplicates of a retried batch) to the daily and weekly rollups (weeks start on Thursdays, as
- * the dashboard's 7-day buckets do), so rollups and raw records always agree
- * (docs/spend.md, "Spend reports and retention"). Days are UTC. Rollup rows are upserted in key
- * order, so instances flushing at the same time lock them in the same order and cannot deadlock.
+ * duplicates of a retried batch) to the daily, weekly and hourly rollups (weeks start on
+ * Thursdays, as the dashboard's 7-day buckets do), so rollups and raw records always agree
+ * (docs/spend.md, "Spend reports and retention"). Days and hours are UTC. Rollup rows are upserted
+ * in key order, so instances flushing at the same time lock them in the same order and cannot
+ * deadlock.
  */
 const INSERT_BATCH = `
 WITH inserted AS (
@@ -74,8 +96,9 @@ WITH inserted AS (
   ON CONFLICT DO NOTHING
   RETURNING *
 ),
-daily AS (${rollupUpsert('usage_daily', 'day', DAY)})
-${rollupUpsert('usage_weekly', 'week', `${DAY} - ((${DAY} - DATE '1970-01-01') % 7)`)}`;
+daily AS (${rollupUpsert('usage_daily', 'day', DAY, DIMENSIONS)}),
+hourly AS (${rollupUpsert('usage_hourly', 'hour', `date_bin('1 hour', "created_at", TIMESTAMPTZ '1970-01-01 00:00:00+00')`, HOURLY_DIMENSIONS)})
+${rollupUpsert('usage_weekly', 'week', `${DAY} - ((${DAY} - DATE '1970-01-01') % 7)`, DIMENSIONS)}`;
 
 function toRecord(row: UsageRow) {
   return {
