@@ -135,10 +135,16 @@ export class DashboardUsageService {
     return series;
   }
 
+  /**
+   * Each key's latest request: per key, the newest entry of its (key_id, created_at) index, so the
+   * cost is one index descent per key and partition however many requests a key has made.
+   */
   async lastUsed(keyIds: string[]): Promise<Map<string, Date>> {
     if (keyIds.length === 0) return new Map();
     const rows = await this.prisma.$queryRaw<Array<{ key_id: string; last_used: Date }>>`
-      SELECT key_id::text AS key_id, max(created_at) AS last_used FROM usage_records WHERE key_id = ANY(${keyIds}::uuid[]) GROUP BY key_id`;
+      SELECT k.id::text AS key_id, r.created_at AS last_used FROM unnest(${keyIds}::uuid[]) AS k(id)
+        CROSS JOIN LATERAL (SELECT created_at FROM usage_records WHERE key_id = k.id
+                             ORDER BY created_at DESC LIMIT 1) AS r`;
     return new Map(rows.map((row) => [row.key_id, row.last_used]));
   }
 }
