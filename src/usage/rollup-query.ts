@@ -48,19 +48,33 @@ export const GROUP_COLUMNS = {
 const EPOCH = `TIMESTAMPTZ '1970-01-01 00:00:00+00'`;
 
 /**
- * The start of a bucket of `seconds` (a divisor of a week), grouped as a timestamptz and sent as
- * ISO 8601 text in UTC with milliseconds, as JavaScript's toISOString writes it. Raw rows and
- * hours use date_bin, which works on integers (floor of a numeric epoch cost twice as much per
- * row).
+ * The start of a bucket of `seconds` (a divisor of a week), sent as ISO 8601 text in UTC with
+ * milliseconds, as JavaScript's toISOString writes it. Buckets of whole days are grouped as the
+ * UTC date they start on, which for days and weeks is the rollup's own column; shorter ones as a
+ * timestamptz, from date_bin (integer arithmetic: floor of a numeric epoch cost twice as much per
+ * row), or for hours the hourly rollup's own column. Grouping by a plain column costs half as much
+ * as by an expression of it, measured on the dashboard's views.
  */
 export function bucketColumn(seconds: number): GroupColumn {
   const s = Math.trunc(seconds);
-  const ofDate = (column: string) =>
-    `${EPOCH} + make_interval(secs => ((("${column}" - DATE '1970-01-01') * 86400 / ${s}) * ${s}))`;
+  if (s % 86_400 === 0) {
+    const days = s / 86_400;
+    // Whole `days` since 1970-01-01, a Thursday, as usage_weekly's weeks are.
+    const of = (date: string) =>
+      days === 1 ? date : `(${date} - ((${date} - DATE '1970-01-01') % ${days}))`;
+    return {
+      weekly: days === 7 ? `"week"` : null,
+      daily: of(`"day"`),
+      hourly: of(`("hour" AT TIME ZONE 'UTC')::date`),
+      raw: of(`("created_at" AT TIME ZONE 'UTC')::date`),
+      output: (column) => `to_char(${column}::timestamp, 'YYYY-MM-DD"T00:00:00.000Z"')`,
+    };
+  }
   return {
-    weekly: seconds % (7 * 86_400) === 0 ? ofDate('week') : null,
-    daily: seconds % 86_400 === 0 ? ofDate('day') : null,
-    hourly: seconds % 3600 === 0 ? `date_bin('${s} seconds', "hour", ${EPOCH})` : null,
+    weekly: null,
+    daily: null,
+    hourly:
+      s === 3600 ? `"hour"` : s % 3600 === 0 ? `date_bin('${s} seconds', "hour", ${EPOCH})` : null,
     raw: `date_bin('${s} seconds', "created_at", ${EPOCH})`,
     output: (column) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
   };
