@@ -25,7 +25,7 @@ FROM ${BASE_IMAGE}
 ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 GATEWAY_DATA_DIR=/data
 # Started as `npm run start:prod` starts it (a test keeps the two the same): glibc's malloc held to
 # two arenas and V8's young generation to 16 MiB, about 20 MiB less RSS under load for no measured
-# CPU (docs/performance.md, "Eighth pass").
+# CPU (docs/performance.md, "Deviations from stock Nest/Express/Node").
 ENV MALLOC_ARENA_MAX=2
 WORKDIR /app
 RUN mkdir -p /data && chown node:node /data && chmod 0700 /data

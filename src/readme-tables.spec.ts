@@ -5,16 +5,17 @@ import { MESSAGES_COMPATIBILITY } from './formats/anthropic-messages/messages-co
 import { COMPATIBILITY_MATRIX } from './formats/chat-completions/compatibility-matrix';
 import { RESPONSES_COMPATIBILITY } from './formats/responses/compatibility-matrix';
 
-// The README publishes the error codes and the compatibility matrix; these tests keep the
-// published tables equal to the tables the code runs on.
+// The README publishes the error codes, docs/compatibility.md the compatibility matrix of each
+// endpoint; these tests keep the published tables equal to the tables the code runs on.
 
 const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
+const compatibility = readFileSync(join(__dirname, '..', 'docs', 'compatibility.md'), 'utf8');
 
-function tableRows(marker: string): string[][] {
-  const start = readme.indexOf(`<!-- ${marker}:start -->`);
-  const end = readme.indexOf(`<!-- ${marker}:end -->`);
+function tableRows(markdown: string, marker: string): string[][] {
+  const start = markdown.indexOf(`<!-- ${marker}:start -->`);
+  const end = markdown.indexOf(`<!-- ${marker}:end -->`);
   expect(start).toBeGreaterThan(-1);
-  return readme
+  return markdown
     .slice(start, end)
     .split('\n')
     .filter(
@@ -31,7 +32,7 @@ function tableRows(marker: string): string[][] {
 
 describe('README', () => {
   it('lists every error code with its status and type', () => {
-    const rows = tableRows('error-codes').map(([status, code, type]) => ({
+    const rows = tableRows(readme, 'error-codes').map(([status, code, type]) => ({
       status: Number(status),
       code,
       type,
@@ -43,35 +44,18 @@ describe('README', () => {
     }));
     expect(rows).toEqual(expected);
   });
+});
 
-  it('publishes the compatibility matrix the gateway applies', () => {
-    const rows = tableRows('compatibility-matrix');
-    const expected = Object.entries(COMPATIBILITY_MATRIX).map(([field, entry]) => [
-      field,
-      entry.handling,
-      entry.note,
-    ]);
-    expect(rows).toEqual(expected);
-  });
-
-  it('publishes the /v1/messages table the gateway applies', () => {
-    const rows = tableRows('messages-compatibility');
-    const expected = Object.entries(MESSAGES_COMPATIBILITY).map(([field, entry]) => [
-      field,
-      entry.handling,
-      entry.note,
-    ]);
-    expect(rows).toEqual(expected);
-  });
-
-  it('publishes the /v1/responses table the gateway applies', () => {
-    const rows = tableRows('responses-compatibility');
-    const expected = Object.entries(RESPONSES_COMPATIBILITY).map(([field, entry]) => [
-      field,
-      entry.handling,
-      entry.note,
-    ]);
-    expect(rows).toEqual(expected);
+describe('docs/compatibility.md', () => {
+  it.each([
+    ['/v1/chat/completions', 'compatibility-matrix', COMPATIBILITY_MATRIX],
+    ['/v1/messages', 'messages-compatibility', MESSAGES_COMPATIBILITY],
+    ['/v1/responses', 'responses-compatibility', RESPONSES_COMPATIBILITY],
+  ] as const)('publishes the %s table the gateway applies', (_endpoint, marker, table) => {
+    const expected = Object.entries(
+      table as Record<string, { handling: string; note: string }>,
+    ).map(([field, entry]) => [field, entry.handling, entry.note]);
+    expect(tableRows(compatibility, marker)).toEqual(expected);
   });
 });
 
@@ -145,6 +129,13 @@ describe('README and docs/', () => {
       .filter((page) => !linked.has(page));
     expect(unlinked).toEqual([]);
   });
+
+  it.each(pages.map((page) => [relative(root, page), page]))(
+    '%s: stays under 400 lines, so that a reader can use it',
+    (_name, page) => {
+      expect(readFileSync(page, 'utf8').split('\n').length).toBeLessThanOrEqual(400);
+    },
+  );
 
   it('keeps the two quick-start commands', () => {
     expect(readme).toContain('```sh\nnpm ci && npm start\n```');

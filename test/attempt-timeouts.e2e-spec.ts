@@ -43,19 +43,11 @@ describe('attempt and request timeouts', () => {
   beforeAll(async () => {
     hung = await FakeOpenAiUpstream.start();
     healthy = await FakeOpenAiUpstream.start();
-    const deployment = (url: string, name: string, extra: Record<string, unknown> = {}) => ({
-      provider: 'openai',
-      base_url: url,
-      api_key: 'sk-upstream',
-      model: 'upstream-model',
-      name,
-      ...extra,
-    });
     // The hung deployment is weighted, the healthy one a standby: every request tries them in
     // that order.
     const pair = (model: string, hungSettings: Record<string, unknown>) => [
-      deployment(hung.url, `${model}-hung`, hungSettings),
-      deployment(healthy.url, `${model}-healthy`, { weight: 0 }),
+      hung.deployment('upstream-model', { name: `${model}-hung`, ...hungSettings }),
+      healthy.deployment('upstream-model', { name: `${model}-healthy`, weight: 0 }),
     ];
     gateway = await startTestApp({
       // The object form of a model (deployments and model-wide settings) is what the config
@@ -69,7 +61,7 @@ describe('attempt and request timeouts', () => {
         },
         'long-stream': {
           request_timeout_ms: 500,
-          deployments: [deployment(healthy.url, 'long-stream')],
+          deployments: [healthy.deployment('upstream-model', { name: 'long-stream' })],
         },
       } as unknown as Record<string, unknown[]>,
       env: { KEY_RPM_LIMIT: '0', LOG_LEVEL: 'error' },

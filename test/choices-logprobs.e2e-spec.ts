@@ -1,8 +1,7 @@
 import OpenAI from 'openai';
 import type { ServerResponse } from 'node:http';
 import { FakeOpenAiUpstream, RecordedRequest } from './support/upstreams/openai-upstream';
-import { ANTHROPIC_TEST_KEY, FakeAnthropicUpstream } from './support/upstreams/anthropic-upstream';
-import { FakeGeminiUpstream, GEMINI_TEST_KEY } from './support/upstreams/gemini-upstream';
+import { startProviderFakes, type ProviderFakes } from './support/upstreams/provider-fakes';
 import { startTestApp, TestApp } from './support/test-app';
 
 // `n`, `logprobs` and `top_logprobs`: passed to OpenAI-compatible deployments with every choice and
@@ -107,42 +106,19 @@ function twoChoiceStream(_request: RecordedRequest, response: ServerResponse): v
 }
 
 describe('n, logprobs and top_logprobs', () => {
+  let fakes: ProviderFakes;
   let openai: FakeOpenAiUpstream;
-  let anthropic: FakeAnthropicUpstream;
-  let gemini: FakeGeminiUpstream;
   let gateway: TestApp;
   let client: OpenAI;
 
   beforeAll(async () => {
-    openai = await FakeOpenAiUpstream.start();
-    anthropic = await FakeAnthropicUpstream.start();
-    gemini = await FakeGeminiUpstream.start();
+    fakes = await startProviderFakes();
+    openai = fakes.openai;
     gateway = await startTestApp({
       models: {
-        'alpha-k3': [
-          {
-            provider: 'openai',
-            base_url: openai.url,
-            api_key: 'sk-upstream',
-            model: 'gpt-upstream-1',
-          },
-        ],
-        'beta-v4-pro-0813': [
-          {
-            provider: 'anthropic',
-            base_url: anthropic.url,
-            api_key: ANTHROPIC_TEST_KEY,
-            model: 'claude-sonnet-4-5',
-          },
-        ],
-        'beta-v4-flash-0731': [
-          {
-            provider: 'gemini',
-            base_url: gemini.url,
-            api_key: GEMINI_TEST_KEY,
-            model: 'gemini-2.5-flash',
-          },
-        ],
+        'alpha-k3': [openai.deployment('gpt-upstream-1')],
+        'beta-v4-pro-0813': [fakes.anthropic.deployment('claude-sonnet-4-5')],
+        'beta-v4-flash-0731': [fakes.gemini.deployment('gemini-2.5-flash')],
       },
     });
     client = new OpenAI({
@@ -154,9 +130,7 @@ describe('n, logprobs and top_logprobs', () => {
 
   afterAll(async () => {
     await gateway.close();
-    await openai.close();
-    await anthropic.close();
-    await gemini.close();
+    await fakes.close();
   });
 
   it('passes them to an openai deployment and relays every choice with its logprobs (JSON)', async () => {
@@ -228,7 +202,7 @@ describe('n, logprobs and top_logprobs', () => {
     ['beta-v4-flash-0731', 'gemini', { n: 3 }, 'n'],
     ['beta-v4-flash-0731', 'gemini', { logprobs: true, stream: true }, 'logprobs'],
   ])('%s (%s) answers 400 to %j, naming the field', async (model, provider, extra, param) => {
-    const upstream = provider === 'anthropic' ? anthropic : gemini;
+    const upstream = provider === 'anthropic' ? fakes.anthropic : fakes.gemini;
     const before = upstream.requests.length;
     const error = await client.chat.completions
       .create({

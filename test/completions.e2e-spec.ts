@@ -19,30 +19,14 @@ describe('POST /v1/chat/completions (non-streaming) through an OpenAI-compatible
     backup = await FakeOpenAiUpstream.start();
     gateway = await startTestApp({
       models: {
-        'alpha-k3': [
-          {
-            provider: 'openai',
-            base_url: upstream.url,
-            api_key: 'sk-upstream-secret',
-            model: 'gpt-upstream-1',
-          },
-        ],
+        'alpha-k3': [upstream.deployment('gpt-upstream-1', { api_key: 'sk-upstream-secret' })],
         'beta-v4-pro-0813': [
-          {
-            provider: 'openai',
-            base_url: upstream.url,
-            api_key: 'sk-upstream-secret',
-            model: 'primary-model',
-            name: 'primary',
-          },
-          {
-            provider: 'openai',
-            base_url: backup.url,
+          upstream.deployment('primary-model', { api_key: 'sk-upstream-secret', name: 'primary' }),
+          backup.deployment('backup-model', {
             api_key: 'sk-backup-secret',
-            model: 'backup-model',
             name: 'backup',
             weight: 0,
-          },
+          }),
         ],
         'beta-v4-flash-0731': [{ provider: 'mock' }],
       },

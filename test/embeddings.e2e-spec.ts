@@ -6,11 +6,7 @@ import { OPENAPI_DOCUMENT } from '../src/openapi/openapi.document';
 import { mockVector } from '../src/providers/embeddings/embedding-input';
 import { eventually } from './support/eventually';
 import { startTestApp, TestApp } from './support/test-app';
-import {
-  FakeGeminiUpstream,
-  GEMINI_TEST_KEY,
-  geminiEmbeddings,
-} from './support/upstreams/gemini-upstream';
+import { FakeGeminiUpstream, geminiEmbeddings } from './support/upstreams/gemini-upstream';
 import {
   embeddingsAnswer,
   errorResponse,
@@ -42,41 +38,39 @@ describe('POST /v1/embeddings', () => {
     await database.connect();
     openai = await FakeOpenAiUpstream.start();
     gemini = await FakeGeminiUpstream.start();
-    const upstream = { provider: 'openai', base_url: openai.url, api_key: 'sk-up' };
     gateway = await startTestApp({
       models: {
         'alpha-k3': [{ provider: 'mock' }],
         'embed-mock': [{ provider: 'mock', type: 'embedding', price: { input: '1' } }],
         'embed-openai': [
-          {
-            ...upstream,
+          openai.deployment('text-embedding-3-small', {
+            api_key: 'sk-up',
             type: 'embedding',
-            model: 'text-embedding-3-small',
             name: 'oa-primary',
             price: { input: '0.02' },
-          },
-          {
-            ...upstream,
+          }),
+          openai.deployment('text-embedding-3-large', {
+            api_key: 'sk-up',
             type: 'embedding',
-            model: 'text-embedding-3-large',
             name: 'oa-standby',
             weight: 0,
             price: { input: '0.13', output: '5' },
-          },
+          }),
         ],
         'embed-slow': [
-          { ...upstream, type: 'embedding', model: 'e', name: 'slow', timeout_ms: 300 },
+          openai.deployment('e', {
+            api_key: 'sk-up',
+            type: 'embedding',
+            name: 'slow',
+            timeout_ms: 300,
+          }),
           { provider: 'mock', type: 'embedding', name: 'mock-standby', weight: 0 },
         ],
         'embed-gemini': [
-          {
-            provider: 'gemini',
+          gemini.deployment('gemini-embedding-001', {
             type: 'embedding',
-            base_url: gemini.url,
-            api_key: GEMINI_TEST_KEY,
-            model: 'gemini-embedding-001',
             price: { input: '0.15' },
-          },
+          }),
         ],
       },
       env: { USAGE_FLUSH_INTERVAL_MS: '50' },

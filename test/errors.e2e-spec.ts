@@ -29,15 +29,7 @@ describe('every error answers in the envelope with the right status', () => {
     upstream = await FakeOpenAiUpstream.start();
     gateway = await startTestApp({
       models: {
-        'alpha-k3': [
-          {
-            provider: 'openai',
-            base_url: upstream.url,
-            api_key: 'sk-upstream-secret',
-            model: 'm',
-            timeout_ms: 300,
-          },
-        ],
+        'alpha-k3': [upstream.deployment('m', { api_key: 'sk-upstream-secret', timeout_ms: 300 })],
         'beta-v4-pro-0813': [
           { provider: 'openai', base_url: 'http://127.0.0.1:9', api_key: 'sk-x', model: 'm' },
         ],

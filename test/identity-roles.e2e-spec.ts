@@ -223,7 +223,7 @@ describe('roles from groups, enforced on the admin API and the dashboard API', (
     const victor = await session('victor');
     const seen = await victor.get('/keys?per_page=100');
     expect(seen.status).toBe(200);
-    expect(seen.body.create).toEqual({ allowed: false, without_team: false, teams: [] });
+    expect(seen.body.create).toMatchObject({ allowed: false, without_team: false, teams: [] });
     expect(seen.body.data.every((key: { can_write: boolean }) => !key.can_write)).toBe(true);
     refused(await victor.post('/keys', { name: `dv-${run}` }));
     refused(await victor.post(`/keys/${keys[`a1-${run}`]}/revoke`));
@@ -236,7 +236,7 @@ describe('roles from groups, enforced on the admin API and the dashboard API', (
       `a2-${run}`,
     ]);
     expect(list.body.data[0]).toMatchObject({ team_name: ALPHA, can_write: true });
-    expect(list.body.create).toEqual({
+    expect(list.body.create).toMatchObject({
       allowed: true,
       without_team: false,
       teams: [{ id: teams[ALPHA], name: ALPHA }],
@@ -263,7 +263,12 @@ describe('roles from groups, enforced on the admin API and the dashboard API', (
     const ming = await session('ming');
     const mine = await ming.get('/keys');
     expect(mine.body.data.map((key: { name: string }) => key.name)).toEqual([`ming-${run}`]);
-    expect(mine.body.create).toEqual({ allowed: true, without_team: true, teams: [] });
+    expect(mine.body.create).toEqual({
+      allowed: true,
+      without_team: true,
+      teams: [],
+      budget_periods: ['day', 'month', 'total'],
+    });
     refused(await ming.post(`/keys/${keys[`a1-${run}`]}/revoke`));
     expect((await ming.post(`/keys/${keys[`ming-${run}`]}/rotate`)).status).toBe(200);
     refused(await ming.get('/audit'));

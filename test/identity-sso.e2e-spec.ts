@@ -82,7 +82,11 @@ describe('SSO sign-in (authorization code + PKCE against a real OpenID provider)
     const since = new Date();
     const signIn = await ssoSignIn(gateway.url, provider, 'alice');
     expect(signIn.location).toBe('/dashboard');
-    const session = signIn.setCookies.find((line) => line.startsWith('gateway_dashboard='))!;
+    // The answer sets the session cookie: nothing may keep it.
+    expect(signIn.cacheControl).toBe('no-store');
+    const session = signIn.setCookies.find(
+      (line) => line.startsWith('gateway_dashboard=') && !line.startsWith('gateway_dashboard=;'),
+    )!;
     expect(session).toMatch(/HttpOnly/);
     expect(session).toMatch(/SameSite=Strict/);
     expect(session).not.toMatch(/Max-Age/);

@@ -41,12 +41,7 @@ describe('/v1/messages errors, limits and models', () => {
 
   beforeAll(async () => {
     openai = await FakeOpenAiUpstream.start();
-    const openaiDeployment = {
-      provider: 'openai',
-      base_url: openai.url,
-      api_key: 'sk-up',
-      model: 'gpt-up',
-    };
+    const openaiDeployment = openai.deployment('gpt-up');
     gateway = await startTestApp({
       models: {
         'gpt-translated': [openaiDeployment],

@@ -31,15 +31,7 @@ describe('/v1/messages pass-through to Anthropic deployments', () => {
   let client: Anthropic;
 
   const native = (extra: Record<string, unknown> = {}) =>
-    Object.assign(
-      {
-        provider: 'anthropic',
-        base_url: anthropic.url,
-        api_key: ANTHROPIC_TEST_KEY,
-        model: UPSTREAM_MODEL,
-      },
-      extra,
-    );
+    Object.assign(anthropic.deployment(UPSTREAM_MODEL), extra);
 
   /** A raw POST, to send exactly these bytes and read exactly what comes back. */
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -71,18 +63,9 @@ describe('/v1/messages pass-through to Anthropic deployments', () => {
         ],
         mixed: [
           native({ name: 'mixed-anthropic' }),
-          {
-            name: 'mixed-openai',
-            provider: 'openai',
-            base_url: openai.url,
-            api_key: 'sk-upstream',
-            model: 'gpt-upstream-1',
-            weight: 0,
-          },
+          openai.deployment('gpt-upstream-1', { name: 'mixed-openai', weight: 0 }),
         ],
-        'gpt-translated': [
-          { provider: 'openai', base_url: openai.url, api_key: 'sk-upstream', model: 'gpt-up' },
-        ],
+        'gpt-translated': [openai.deployment('gpt-up')],
       },
       aliases: { 'claude-opus-5-5': 'claude-native', 'claude-opus-4-*': 'gpt-translated' },
     });

@@ -39,15 +39,7 @@ describe('/v1/messages translated (official Anthropic SDK)', () => {
     openai = await FakeOpenAiUpstream.start();
     gateway = await startTestApp({
       models: {
-        'gpt-translated': [
-          {
-            name: 'gpt-primary',
-            provider: 'openai',
-            base_url: openai.url,
-            api_key: 'sk-upstream',
-            model: 'gpt-upstream-1',
-          },
-        ],
+        'gpt-translated': [openai.deployment('gpt-upstream-1', { name: 'gpt-primary' })],
         'mock-model': [{ provider: 'mock', chunk_delay_ms: 1 }],
       },
       aliases: { 'claude-sonnet-5': 'gpt-translated', 'claude-haiku-*': 'mock-model' },

@@ -45,23 +45,8 @@ describe('Anthropic and Gemini deployments', () => {
     gemini = await FakeGeminiUpstream.start();
     gateway = await startTestApp({
       models: {
-        'alpha-k3': [
-          {
-            provider: 'anthropic',
-            base_url: anthropic.url,
-            api_key: ANTHROPIC_TEST_KEY,
-            model: 'claude-sonnet-4-5',
-            default_max_tokens: 333,
-          },
-        ],
-        'beta-v4-pro-0813': [
-          {
-            provider: 'gemini',
-            base_url: gemini.url,
-            api_key: GEMINI_TEST_KEY,
-            model: 'gemini-2.5-flash',
-          },
-        ],
+        'alpha-k3': [anthropic.deployment('claude-sonnet-4-5', { default_max_tokens: 333 })],
+        'beta-v4-pro-0813': [gemini.deployment('gemini-2.5-flash')],
         'beta-v4-flash-0731': [{ provider: 'mock' }],
       },
     });

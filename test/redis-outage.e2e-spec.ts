@@ -36,6 +36,20 @@ describe('when Redis fails', () => {
 
   afterAll(() => namespace.cleanup());
 
+  /** A gateway whose Redis is reached through a proxy, so that a test can cut it off. */
+  async function startBehindProxy(): Promise<{ proxy: TcpProxy; gateway: TestApp }> {
+    const proxy = new TcpProxy(REDIS_HOST, REDIS_PORT);
+    await proxy.start();
+    const gateway = await startTestApp({
+      env: {
+        REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+        REDIS_KEY_PREFIX: namespace.prefix,
+        REDIS_TIMEOUT_MS: '200',
+      },
+    });
+    return { proxy, gateway };
+  }
+
   it('keeps serving with per-instance limits when Redis is unreachable, and logs it once', async () => {
     const gateway = await startTestApp({
       env: { REDIS_URL: `redis://127.0.0.1:${await closedPort()}`, REDIS_TIMEOUT_MS: '200' },
@@ -57,15 +71,7 @@ describe('when Redis fails', () => {
   });
 
   it('falls back to memory while Redis is down and goes back to the shared count when it returns', async () => {
-    const proxy = new TcpProxy(REDIS_HOST, REDIS_PORT);
-    await proxy.start();
-    const gateway = await startTestApp({
-      env: {
-        REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
-        REDIS_KEY_PREFIX: namespace.prefix,
-        REDIS_TIMEOUT_MS: '200',
-      },
-    });
+    const { proxy, gateway } = await startBehindProxy();
     const store = gateway.app.get<FailoverCounterStore>(CounterStore);
     try {
       const key = await gateway.createKey({ rpmLimit: 5 });
@@ -91,15 +97,7 @@ describe('when Redis fails', () => {
   }, 15_000);
 
   it('does not let a Redis that stops answering hold up requests', async () => {
-    const proxy = new TcpProxy(REDIS_HOST, REDIS_PORT);
-    await proxy.start();
-    const gateway = await startTestApp({
-      env: {
-        REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
-        REDIS_KEY_PREFIX: namespace.prefix,
-        REDIS_TIMEOUT_MS: '200',
-      },
-    });
+    const { proxy, gateway } = await startBehindProxy();
     try {
       const key = await gateway.createKey({ rpmLimit: 5 });
       expect(await remainingAfterOneRequest(gateway, key)).toBe('4');

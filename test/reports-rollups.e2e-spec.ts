@@ -62,6 +62,8 @@ describe('reports read the rollups and equal the raw records', () => {
       priceVersion: 'abc123abc123',
       teamId: i % 2 ? team : null,
       latencyMs: 1 + (i % 50),
+      // Two rows in three name one of 11 end users (spend by end user, its own rollup).
+      endUser: i % 3 ? `end-user-${i % 11}` : null,
     }));
     const repository = new UsageRepository(prisma);
     for (let i = 0; i < rows.length; i += 100) await repository.insertMany(rows.slice(i, i + 100));
@@ -163,7 +165,10 @@ describe('reports read the rollups and equal the raw records', () => {
       model: 'public_model',
       deployment: `COALESCE(deployment, '')`,
       day: `to_char((created_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD')`,
+      end_user: 'end_user',
     }[groupBy];
+    // Spend by end user covers the requests that named one.
+    const named = groupBy === 'end_user' ? 'AND end_user IS NOT NULL' : '';
     for (const [fromDay, toDay] of [
       ['2030-11-01', '2031-01-01'],
       ['2030-11-06', '2030-11-27'],
@@ -175,7 +180,7 @@ describe('reports read the rollups and equal the raw records', () => {
         `SELECT ${column} AS "group", count(*)::int AS requests, sum(prompt_tokens)::int AS prompt,
                 COALESCE(sum(cost_usd), 0)::numeric(30, 12)::text AS cost,
                 count(*) FILTER (WHERE cost_usd IS NULL)::int AS unpriced
-           FROM usage_records WHERE created_at >= $1::date AND created_at < $2::date
+           FROM usage_records WHERE created_at >= $1::date AND created_at < $2::date ${named}
           GROUP BY 1 ORDER BY ${column} COLLATE "C"`,
         [fromDay, toDay],
       );
@@ -199,9 +204,15 @@ describe('reports read the rollups and equal the raw records', () => {
     for (const [from, to] of [...ranges(), [new Date(start), new Date(start + 30 * DAY_MS)]]) {
       const bucket = usageBucketSeconds(from, to);
       buckets.add(bucket);
-      // Everyone's requests, and those of the keys in a team admin's reach.
-      for (const keyIds of [null, keys.slice(1, 3)]) {
-        const series = await usage.series(from, to, bucket, keyIds);
+      // Everyone's requests and those of the keys in a team admin's reach; of all end users and of
+      // one (that filter reads the end users' own rollup).
+      for (const [keyIds, endUser] of [
+        [null, undefined],
+        [keys.slice(1, 3), undefined],
+        [null, 'end-user-3'],
+        [keys.slice(1, 3), 'end-user-3'],
+      ] as const) {
+        const series = await usage.series(from, to, bucket, keyIds && [...keyIds], endUser);
         for (const [breakdown, column] of [
           ['key', 'key_id::text'],
           ['model', 'public_model'],
@@ -213,8 +224,9 @@ describe('reports read the rollups and equal the raw records', () => {
                     sum(prompt_tokens)::int AS "promptTokens", sum(completion_tokens)::int AS "completionTokens",
                     sum(latency_ms)::int AS "latencySum", sum(cost_usd)::numeric(30, 12)::text AS "costUsd"
                FROM usage_records WHERE created_at >= $1 AND created_at < $2
-                AND ($4::uuid[] IS NULL OR key_id = ANY($4)) GROUP BY 1, 2`,
-            [from, to, bucket, keyIds],
+                AND ($4::uuid[] IS NULL OR key_id = ANY($4)) AND ($5::text IS NULL OR end_user = $5)
+              GROUP BY 1, 2`,
+            [from, to, bucket, keyIds, endUser ?? null],
           );
           // Shortest decimals, as the API shows them ("0.15", not "0.150000000000").
           const normalise = (cost: string | null) =>

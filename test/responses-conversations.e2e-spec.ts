@@ -1,16 +1,8 @@
 import OpenAI from 'openai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  anthropicAnswer,
-  ANTHROPIC_TEST_KEY,
-  FakeAnthropicUpstream,
-} from './support/upstreams/anthropic-upstream';
-import {
-  FakeGeminiUpstream,
-  geminiAnswer,
-  GEMINI_TEST_KEY,
-} from './support/upstreams/gemini-upstream';
+import { anthropicAnswer, FakeAnthropicUpstream } from './support/upstreams/anthropic-upstream';
+import { FakeGeminiUpstream, geminiAnswer } from './support/upstreams/gemini-upstream';
 import {
   completion,
   FakeOpenAiUpstream,
@@ -19,6 +11,7 @@ import {
 } from './support/upstreams/openai-upstream';
 import type { UpstreamHandler } from './support/upstreams/scripted-upstream';
 import { namedEvents } from './support/sse-client';
+import { startProviderFakes, type ProviderFakes } from './support/upstreams/provider-fakes';
 import { startTestApp, TestApp } from './support/test-app';
 
 // Conversations on /v1/responses: tool round trips through previous_response_id and through a
@@ -43,6 +36,7 @@ const replay =
   };
 
 describe('/v1/responses conversations', () => {
+  let fakes: ProviderFakes;
   let openai: FakeOpenAiUpstream;
   let anthropic: FakeAnthropicUpstream;
   let gemini: FakeGeminiUpstream;
@@ -52,31 +46,14 @@ describe('/v1/responses conversations', () => {
   let key: string;
 
   beforeAll(async () => {
-    [openai, anthropic, gemini] = await Promise.all([
-      FakeOpenAiUpstream.start(),
-      FakeAnthropicUpstream.start(),
-      FakeGeminiUpstream.start(),
-    ]);
+    fakes = await startProviderFakes();
+    ({ openai, anthropic, gemini } = fakes);
     gateway = await startTestApp({
       models: {
-        'gpt-r': [{ provider: 'openai', base_url: openai.url, api_key: 'sk-up', model: 'gpt-5.1' }],
-        'claude-r': [
-          {
-            provider: 'anthropic',
-            base_url: anthropic.url,
-            api_key: ANTHROPIC_TEST_KEY,
-            model: 'claude-sonnet-4-5',
-          },
-        ],
+        'gpt-r': [openai.deployment('gpt-5.1')],
+        'claude-r': [anthropic.deployment('claude-sonnet-4-5')],
         'alpha-k3': [{ provider: 'mock' }],
-        'gemini-r': [
-          {
-            provider: 'gemini',
-            base_url: gemini.url,
-            api_key: GEMINI_TEST_KEY,
-            model: 'gemini-2.5-pro',
-          },
-        ],
+        'gemini-r': [gemini.deployment('gemini-2.5-pro')],
       },
       env: { SSE_HEARTBEAT_MS: '0' },
     });
@@ -88,7 +65,7 @@ describe('/v1/responses conversations', () => {
 
   afterAll(async () => {
     await gateway?.close();
-    await Promise.all([openai?.close(), anthropic?.close(), gemini?.close()]);
+    await fakes?.close();
   });
 
   const providers = {

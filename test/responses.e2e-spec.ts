@@ -1,14 +1,6 @@
 import OpenAI from 'openai';
-import {
-  anthropicAnswer,
-  ANTHROPIC_TEST_KEY,
-  FakeAnthropicUpstream,
-} from './support/upstreams/anthropic-upstream';
-import {
-  FakeGeminiUpstream,
-  geminiAnswer,
-  GEMINI_TEST_KEY,
-} from './support/upstreams/gemini-upstream';
+import { anthropicAnswer, FakeAnthropicUpstream } from './support/upstreams/anthropic-upstream';
+import { FakeGeminiUpstream, geminiAnswer } from './support/upstreams/gemini-upstream';
 import {
   completion,
   errorResponse,
@@ -21,6 +13,7 @@ import { Client } from 'pg';
 import { MetricsService } from '../src/metrics/metrics.service';
 import { eventually } from './support/eventually';
 import { namedEvents } from './support/sse-client';
+import { startProviderFakes, type ProviderFakes } from './support/upstreams/provider-fakes';
 import { startTestApp, TestApp } from './support/test-app';
 
 // POST /v1/responses with the official openai client, against fake upstreams speaking OpenAI's,
@@ -49,6 +42,7 @@ interface Provider {
 }
 
 describe('POST /v1/responses', () => {
+  let fakes: ProviderFakes;
   let openai: FakeOpenAiUpstream;
   let anthropic: FakeAnthropicUpstream;
   let gemini: FakeGeminiUpstream;
@@ -58,34 +52,16 @@ describe('POST /v1/responses', () => {
   let keyId: string;
 
   beforeAll(async () => {
-    [openai, anthropic, gemini] = await Promise.all([
-      FakeOpenAiUpstream.start(),
-      FakeAnthropicUpstream.start(),
-      FakeGeminiUpstream.start(),
-    ]);
-    const upstream = (provider: string, url: string, apiKey: string, model: string) => ({
-      provider,
-      base_url: url,
-      api_key: apiKey,
-      model,
-    });
+    fakes = await startProviderFakes();
+    ({ openai, anthropic, gemini } = fakes);
     gateway = await startTestApp({
       models: {
-        'gpt-r': [
-          {
-            ...upstream('openai', openai.url, 'sk-up', 'gpt-5.1'),
-            price: { input: '1.00', output: '2.00' },
-          },
-        ],
-        'claude-r': [upstream('anthropic', anthropic.url, ANTHROPIC_TEST_KEY, 'claude-sonnet-4-5')],
-        'gemini-r': [upstream('gemini', gemini.url, GEMINI_TEST_KEY, 'gemini-2.5-flash')],
+        'gpt-r': [openai.deployment('gpt-5.1', { price: { input: '1.00', output: '2.00' } })],
+        'claude-r': [anthropic.deployment('claude-sonnet-4-5')],
+        'gemini-r': [gemini.deployment('gemini-2.5-flash')],
         'failover-r': [
-          { ...upstream('openai', openai.url, 'sk-up', 'first'), name: 'failing-first' },
-          {
-            ...upstream('openai', openai.url, 'sk-up', 'second'),
-            name: 'healthy-second',
-            weight: 0,
-          },
+          openai.deployment('first', { name: 'failing-first' }),
+          openai.deployment('second', { name: 'healthy-second', weight: 0 }),
         ],
       },
       aliases: { 'codex-*': 'gpt-r' },
@@ -97,7 +73,7 @@ describe('POST /v1/responses', () => {
 
   afterAll(async () => {
     await gateway?.close();
-    await Promise.all([openai?.close(), anthropic?.close(), gemini?.close()]);
+    await fakes?.close();
   });
 
   const providers: Record<string, Provider> = {

@@ -64,6 +64,8 @@ describe('spend rollups and retention', () => {
       priceVersion: 'abc123abc123',
       teamId: sequence % 2 ? team : null,
       latencyMs: 5,
+      // Two rows in five name no end user; the others one of three.
+      endUser: sequence % 5 < 2 ? null : `end-user-${sequence % 3}`,
       ...overrides,
     };
   }
@@ -91,6 +93,17 @@ describe('spend rollups and retention', () => {
     SELECT to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24') AS hour, key_id::text, public_model,
            endpoint, requests, prompt_tokens::text, cost_usd::text, unpriced_requests AS unpriced
       FROM usage_hourly ORDER BY 1, 2, 3, 4`;
+  const RAW_BY_END_USER = `
+    SELECT to_char((created_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day, key_id::text,
+           COALESCE(team_id::text, '') AS team_id, end_user, public_model, endpoint,
+           count(*)::int AS requests, sum(prompt_tokens)::text AS prompt_tokens,
+           COALESCE(sum(cost_usd), 0)::numeric(30, 12)::text AS cost_usd,
+           count(*) FILTER (WHERE status = 'failed')::int AS failed
+      FROM usage_records WHERE end_user IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`;
+  const END_USER_ROLLUPS = `
+    SELECT to_char(day, 'YYYY-MM-DD') AS day, key_id::text, team_id, end_user, public_model, endpoint,
+           requests, prompt_tokens::text, cost_usd::text, failed
+      FROM usage_daily_end_user ORDER BY 1, 2, 3, 4, 5, 6`;
 
   it('rollups equal the raw records, batch after batch, and a retried batch is not counted twice', async () => {
     const days = ['2030-11-03', '2030-11-30', '2030-12-01', '2031-01-10', '2031-01-15'];
@@ -110,6 +123,10 @@ describe('spend rollups and retention', () => {
     expect((await database.query(HOURLY)).rows).toEqual(
       (await database.query(RAW_BY_HOUR_KEY)).rows,
     );
+    // The end users' rollup holds the rows that name one, and only those.
+    const rawByEndUser = (await database.query(RAW_BY_END_USER)).rows;
+    expect(rawByEndUser.reduce((n, r) => n + r.requests, 0)).toBe(144);
+    expect((await database.query(END_USER_ROLLUPS)).rows).toEqual(rawByEndUser);
   });
 
   it('the spend report reads the rollups: totals per key, team, model, day match the raw records', async () => {
@@ -149,6 +166,13 @@ describe('spend rollups and retention', () => {
 
   it('USAGE_RETENTION_DAYS drops raw records older than N days (whole partitions, then the straddling month) and their hourly rollups; daily rollups stay', async () => {
     const before = (await database.query(ROLLUPS)).rows;
+    const endUsersBefore = (await database.query(END_USER_ROLLUPS)).rows;
+    const all = { from: '2030-01-01', to: '2032-01-01' };
+    const { groups: byEndUser } = await new SpendReport(prisma).report({
+      groupBy: 'end_user',
+      ...all,
+    });
+    expect(byEndUser.map((g) => g.group)).toEqual(['end-user-0', 'end-user-1', 'end-user-2']);
     // "Now" is 2031-01-20: 10 days keep 2031-01-10 onwards.
     const { dropped } = await new UsagePartitions(
       prisma,
@@ -174,6 +198,22 @@ describe('spend rollups and retention', () => {
     expect(hours.length).toBeGreaterThan(0);
     expect(hours.every((h) => h.hour.startsWith('2031-01-15'))).toBe(true);
     expect(hours).toEqual((await database.query(RAW_BY_HOUR_KEY)).rows);
+    expect((await database.query(END_USER_ROLLUPS)).rows).toEqual(endUsersBefore);
+    // A report over every day still has every end user, with the same totals, from the rollup.
+    const report = new SpendReport(prisma);
+    expect((await report.report({ groupBy: 'end_user', ...all })).groups).toEqual(byEndUser);
+    const { groups: oneKey } = await report.report({
+      groupBy: 'end_user',
+      keyId: keys[0],
+      ...all,
+    });
+    const [rolled] = (
+      await database.query<{ n: number }>(
+        `SELECT sum(requests)::int AS n FROM usage_daily_end_user WHERE key_id = $1`,
+        [keys[0]],
+      )
+    ).rows;
+    expect(oneKey.reduce((n, g) => n + g.requests, 0)).toBe(rolled.n);
     const { groups: spend } = await new SpendReport(prisma).report({
       groupBy: 'day',
       from: '2030-01-01',

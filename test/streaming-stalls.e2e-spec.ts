@@ -2,7 +2,7 @@ import request from 'supertest';
 import { postStream } from './support/sse-client';
 import { startTestApp, TestApp } from './support/test-app';
 import {
-  drainOrClose,
+  floodAnswer,
   FakeOpenAiUpstream,
   UpstreamHandler,
 } from './support/upstreams/openai-upstream';
@@ -20,15 +20,7 @@ describe('stalled streams', () => {
     upstream = await FakeOpenAiUpstream.start();
     gateway = await startTestApp({
       models: {
-        'alpha-k3': [
-          {
-            provider: 'openai',
-            base_url: upstream.url,
-            api_key: 'sk-up',
-            model: 'm',
-            timeout_ms: 400,
-          },
-        ],
+        'alpha-k3': [upstream.deployment('m', { timeout_ms: 400 })],
       },
       env: { SSE_STALL_TIMEOUT_MS: '500', SSE_HEARTBEAT_MS: '100' },
     });
@@ -55,7 +47,7 @@ describe('stalled streams', () => {
   });
 
   it('disconnects a client that stops reading, which closes the upstream', async () => {
-    upstream.next(flood());
+    upstream.next(floodAnswer().handler);
     const aborted = upstream.waitForAbort();
     const stream = await postStream(
       gateway.url,
@@ -75,22 +67,5 @@ function commentsForever(): UpstreamHandler {
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     const timer = setInterval(() => response.write(': PROCESSING\n\n'), 100);
     response.on('close', () => clearInterval(timer));
-  };
-}
-
-/** Content events of 64 KiB, written as fast as the gateway takes them, until the connection closes. */
-function flood(): UpstreamHandler {
-  return async (request, response) => {
-    response.writeHead(200, { 'content-type': 'text/event-stream' });
-    const event = {
-      id: 'up',
-      object: 'chat.completion.chunk',
-      created: 1,
-      model: request.body.model,
-    };
-    const frame = `data: ${JSON.stringify({ ...event, choices: [{ index: 0, delta: { content: 'x'.repeat(64 * 1024) }, finish_reason: null }] })}\n\n`;
-    while (!response.destroyed) {
-      if (!response.write(frame)) await drainOrClose(response);
-    }
   };
 }

@@ -2,12 +2,14 @@ import OpenAI, { APIError } from 'openai';
 import type { CompletionOutcome } from '../src/usage/completion-outcome';
 import { UsageRecorder } from '../src/usage/usage-recorder.service';
 import { estimateTokens } from '../src/common/tokens/token-estimate';
-import { dataPayloads, postStream, RawStream, sseEvents } from './support/sse-client';
+import { dataPayloads, postStream, RawStream, sseEvents, streamToEnd } from './support/sse-client';
 import { startTestApp, TestApp } from './support/test-app';
 import {
-  drainOrClose,
+  deltaFrame,
   errorResponse,
   FakeOpenAiUpstream,
+  floodAnswer,
+  type FloodProgress,
   hang,
   sleep,
   streamAnswer,
@@ -31,13 +33,8 @@ describe('POST /v1/chat/completions with stream: true', () => {
   beforeAll(async () => {
     upstream = await FakeOpenAiUpstream.start();
     backup = await FakeOpenAiUpstream.start();
-    const openai = (extra: Record<string, unknown> = {}) => ({
-      provider: 'openai',
-      base_url: upstream.url,
-      api_key: 'sk-upstream-secret',
-      model: 'gpt-upstream-1',
-      ...extra,
-    });
+    const openai = (extra: Record<string, unknown> = {}) =>
+      upstream.deployment('gpt-upstream-1', { api_key: 'sk-upstream-secret', ...extra });
     gateway = await startTestApp({
       env: { SSE_HEARTBEAT_MS: String(HEARTBEAT_MS) },
       models: {
@@ -46,14 +43,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
         'alpha-refused': [openai({ base_url: `http://127.0.0.1:${await closedPort()}/v1` })],
         'beta-v4-pro-0813': [
           openai({ name: 'primary' }),
-          {
-            provider: 'openai',
-            base_url: backup.url,
-            api_key: 'sk-backup',
-            model: 'backup-model',
-            name: 'backup',
-            weight: 0,
-          },
+          backup.deployment('backup-model', { api_key: 'sk-backup', name: 'backup', weight: 0 }),
         ],
         'beta-v4-flash-0731': [{ provider: 'mock', chunk_count: 4, chunk_delay_ms: 5 }],
         'mock-slow': [{ provider: 'mock', chunk_count: 4, chunk_delay_ms: 60_000 }],
@@ -73,12 +63,10 @@ describe('POST /v1/chat/completions with stream: true', () => {
 
   /** The outcome recorded for one request, as the usage recorder receives it. */
   async function outcomeOf(requestId: string): Promise<CompletionOutcome> {
-    for (let waited = 0; waited < 5_000; waited += 10) {
-      const call = recordSpy.mock.calls.find(([outcome]) => outcome.requestId === requestId);
-      if (call) return call[0];
-      await sleep(10);
-    }
-    throw new Error(`no outcome recorded for ${requestId}`);
+    const recorded = () =>
+      recordSpy.mock.calls.find(([outcome]) => outcome.requestId === requestId)?.[0];
+    await waitUntil(() => recorded() !== undefined);
+    return recorded()!;
   }
 
   describe('wire format', () => {
@@ -138,14 +126,12 @@ describe('POST /v1/chat/completions with stream: true', () => {
     it('writes exactly `data: <json>` events and ends with data: [DONE], with no id: or event: lines', async () => {
       upstream.next(streamAnswer({ pieces: ['Par', 'is', '.'] }));
       const before = Math.floor(Date.now() / 1000);
-      const stream = await postStream(gateway.url, key, {
+      const { stream, text: body } = await streamToEnd(gateway.url, key, {
         model: 'alpha-k3',
         messages: question,
         stream: true,
         stream_options: { include_usage: true },
       });
-      await stream.ended;
-      const body = stream.bytes().toString('utf8');
 
       expect(stream.status).toBe(200);
       expect(stream.headers['content-type']).toMatch(/^text\/event-stream/);
@@ -202,13 +188,12 @@ describe('POST /v1/chat/completions with stream: true', () => {
       upstream.next(
         streamAnswer({ pieces: ['slow', ' answer', ' here'], delayMs: HEARTBEAT_MS * 5 }),
       );
-      const stream = await postStream(gateway.url, key, {
+      const { stream, text } = await streamToEnd(gateway.url, key, {
         model: 'alpha-k3',
         messages: question,
         stream: true,
       });
-      await stream.ended;
-      const events = sseEvents(stream.bytes().toString('utf8'));
+      const events = sseEvents(text);
 
       const firstData = events.findIndex((event) => event.startsWith('data: '));
       const heartbeats = events
@@ -344,13 +329,11 @@ describe('POST /v1/chat/completions with stream: true', () => {
   describe('errors after the first token', () => {
     it('ends with one data: {"error":...} event and no [DONE]', async () => {
       upstream.next(streamAnswer({ pieces: ['one ', 'two ', 'three'], errorAfter: 2 }));
-      const stream = await postStream(gateway.url, key, {
+      const { stream, text: body } = await streamToEnd(gateway.url, key, {
         model: 'alpha-k3',
         messages: question,
         stream: true,
       });
-      await stream.ended;
-      const body = stream.bytes().toString('utf8');
 
       expect(stream.status).toBe(200);
       expect(body).not.toContain('[DONE]');
@@ -396,13 +379,11 @@ describe('POST /v1/chat/completions with stream: true', () => {
     it('turns an upstream connection cut into an error event, and never retries a partial stream', async () => {
       const backupCalls = backup.requests.length;
       upstream.next(streamAnswer({ pieces: ['partial ', 'answer'], cutAfter: 1 }));
-      const stream = await postStream(gateway.url, key, {
+      const { stream, text: body } = await streamToEnd(gateway.url, key, {
         model: 'beta-v4-pro-0813',
         messages: question,
         stream: true,
       });
-      await stream.ended;
-      const body = stream.bytes().toString('utf8');
 
       expect(stream.status).toBe(200);
       expect(body).not.toContain('[DONE]');
@@ -575,53 +556,8 @@ async function expectStreamEnvelope(
 function firstPieceThenSilence(content: string): UpstreamHandler {
   return (request, response) => {
     response.writeHead(200, { 'content-type': 'text/event-stream' });
-    const chunk = {
-      id: 'up',
-      object: 'chat.completion.chunk',
-      created: 1,
-      model: request.body.model,
-    };
-    response.write(
-      `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: { role: 'assistant', content }, finish_reason: null }] })}\n\n`,
-    );
+    response.write(deltaFrame(request.body.model, { role: 'assistant', content }));
   };
-}
-
-interface FloodProgress {
-  /** Bytes handed to the upstream socket so far. */
-  written: number;
-  /** The last write was refused and no 'drain' has come since. */
-  blocked: boolean;
-  finished: boolean;
-}
-
-/** An upstream that streams `total` bytes of 64 KiB content events as fast as the gateway takes them. */
-function floodAnswer(total: number): { handler: UpstreamHandler; progress: FloodProgress } {
-  const progress: FloodProgress = { written: 0, blocked: false, finished: false };
-  const handler: UpstreamHandler = async (request, response) => {
-    response.writeHead(200, { 'content-type': 'text/event-stream' });
-    const chunk = {
-      id: 'up',
-      object: 'chat.completion.chunk',
-      created: 1,
-      model: request.body.model,
-    };
-    const frame = Buffer.from(
-      `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: { content: 'x'.repeat(64 * 1024) }, finish_reason: null }] })}\n\n`,
-    );
-    while (progress.written < total) {
-      if (response.destroyed) return;
-      progress.written += frame.length;
-      if (!response.write(frame)) {
-        progress.blocked = true;
-        await drainOrClose(response);
-        progress.blocked = false;
-      }
-    }
-    progress.finished = true;
-    response.end('data: [DONE]\n\n');
-  };
-  return { handler, progress };
 }
 
 /** Waits until the flood has been blocked, with no byte written, for a while (or has finished). */

@@ -37,14 +37,7 @@ let upstream: FakeOpenAiUpstream;
 
 function models() {
   return {
-    'alpha-k3': [
-      {
-        provider: 'openai',
-        base_url: upstream.url,
-        api_key: 'sk-upstream',
-        model: 'gpt-4o',
-      },
-    ],
+    'alpha-k3': [upstream.deployment('gpt-4o')],
   };
 }
 

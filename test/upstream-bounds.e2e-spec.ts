@@ -25,16 +25,8 @@ describe('bounded upstream answers', () => {
     upstream = await FakeOpenAiUpstream.start();
     gateway = await startTestApp({
       models: {
-        'alpha-k3': [{ provider: 'openai', base_url: upstream.url, api_key: 'sk-up', model: 'm' }],
-        'alpha-short': [
-          {
-            provider: 'openai',
-            base_url: upstream.url,
-            api_key: 'sk-up',
-            model: 'm',
-            timeout_ms: 400,
-          },
-        ],
+        'alpha-k3': [upstream.deployment('m')],
+        'alpha-short': [upstream.deployment('m', { timeout_ms: 400 })],
       },
       env: {
         UPSTREAM_MAX_BODY_BYTES: String(MAX_BODY),

@@ -25,7 +25,7 @@ describe('concurrent requests to one deployment', () => {
 
   beforeAll(async () => {
     upstream = await FakeOpenAiUpstream.start();
-    const openai = { provider: 'openai', base_url: upstream.url, api_key: 'sk-up', model: 'm' };
+    const openai = upstream.deployment('m');
     gateway = await startTestApp({
       models: {
         'alpha-k3': [openai],

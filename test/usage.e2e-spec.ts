@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import OpenAI from 'openai';
 import { Client } from 'pg';
 import { VirtualKeyService } from '../src/keys/virtual-key.service';
@@ -9,6 +10,7 @@ import {
   streamAnswer,
 } from './support/upstreams/openai-upstream';
 import { eventually } from './support/eventually';
+import { logged } from './support/logs';
 import { startTestApp, TestApp } from './support/test-app';
 
 interface UsageRowOnDisk {
@@ -150,6 +152,7 @@ describe('usage records', () => {
     // Buffered, not written on the request path.
     expect(await rowsOf(keyId)).toEqual([]);
 
+    const logLines = jest.spyOn(Logger, 'log');
     const closing = gateway.close();
     for (let step = await iterator.next(); !step.done; step = await iterator.next())
       text += step.value.choices[0]?.delta?.content ?? '';
@@ -157,6 +160,10 @@ describe('usage records', () => {
     for (let step = await slowChunks.next(); !step.done; step = await slowChunks.next())
       slowChunkCount++;
     await closing;
+    // Two streams were running: each is one request, though both its HTTP exchange and its
+    // pipeline work were under way.
+    expect(logged(logLines, 'shutting down:')).toEqual(['shutting down: 2 request(s) in flight']);
+    logLines.mockRestore();
     expect(text).toBe('xyzw');
     expect(slowChunkCount).toBeGreaterThanOrEqual(5);
 

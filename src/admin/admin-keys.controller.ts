@@ -1,4 +1,14 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Header,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  UseGuards,
+} from '@nestjs/common';
 import type { AuditScope } from '../audit/audit.types';
 import { Public } from '../auth/public.decorator';
 import { GatewayConfigService } from '../config/gateway-config.service';
@@ -29,7 +39,9 @@ export class AdminKeysController {
     private readonly models: GatewayConfigService,
   ) {}
 
+  // The answer holds the key's secret, shown once: no cache may keep it.
   @Post()
+  @Header('Cache-Control', 'no-store')
   @Requires('keys.write')
   async create(
     @Body() body: CreateKeyDto,
@@ -97,6 +109,7 @@ export class AdminKeysController {
 
   @Post(':id/rotate')
   @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
   @Requires('keys.write')
   async rotate(
     @Param('id') id: string,

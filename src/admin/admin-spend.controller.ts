@@ -7,15 +7,16 @@ import { CurrentAccess, Requires } from '../identity/current-access.decorator';
 import { VirtualKeyService } from '../keys/virtual-key.service';
 import { TeamsService } from '../teams/teams.service';
 import { DEFAULT_REPORT_LIMIT, MAX_REPORT_LIMIT, pageRows } from '../usage/report-range';
-import { SpendGroup, SpendReport } from '../usage/spend-report.service';
+import { SpendGroup, SpendReport, type SpendGroupBy } from '../usage/spend-report.service';
 import { AdminThrottlerGuard } from './admin-throttler.guard';
 import { AdminGuard } from './admin.guard';
 import { SpendQueryDto } from './dto/spend-query.dto';
 import { KEY_OF_ANOTHER } from './key-access';
 
 /**
- * Spend per key, team, model, deployment or day, from the daily rollups (docs/spend.md). A team
- * admin sees their team's spend, a member one of their keys' (docs/sso.md, "Roles").
+ * Spend per key, team, model, deployment, day or end user, from the daily rollups
+ * (docs/spend.md). A team admin sees their team's spend, a member one of their keys' (docs/sso.md,
+ * "Roles").
  */
 @Public() // no virtual key: AdminGuard checks the admin credential instead
 @UseGuards(AdminThrottlerGuard, AdminGuard)
@@ -64,9 +65,11 @@ export class AdminSpendController {
       );
       const header =
         data.length > 0 ? Object.keys(data[0]) : Object.keys(present(groupBy, EMPTY, names));
+      // cost_usd is an exact decimal string: a number to the spreadsheet, not text.
       return toCsv(
         header,
         data.map((row) => Object.values(row)),
+        ['cost_usd'],
       );
     }
     return {
@@ -101,7 +104,7 @@ export class AdminSpendController {
     return [...access.teamIds][0];
   }
 
-  private async names(groupBy: string): Promise<Map<string, string>> {
+  private async names(groupBy: SpendGroupBy): Promise<Map<string, string>> {
     if (groupBy === 'key') return this.keys.namesById();
     if (groupBy === 'team') return this.teams.namesById();
     return new Map();
@@ -123,19 +126,19 @@ const EMPTY: SpendGroup = {
   unpricedRequests: 0,
 };
 
-function present(groupBy: string, group: SpendGroup, names: Map<string, string>) {
-  const label =
-    groupBy === 'key'
-      ? { key_id: group.group, key_name: names.get(group.group) ?? null }
-      : groupBy === 'team'
-        ? { team_id: group.group || null, team_name: names.get(group.group) ?? null }
-        : groupBy === 'model'
-          ? { model: group.group }
-          : groupBy === 'deployment'
-            ? { deployment: group.group || null }
-            : { day: group.group };
+/** The columns that name a group, per grouping; '' is "no team" or "no deployment". */
+const LABELS: Record<SpendGroupBy, (group: string, names: Map<string, string>) => object> = {
+  key: (group, names) => ({ key_id: group, key_name: names.get(group) ?? null }),
+  team: (group, names) => ({ team_id: group || null, team_name: names.get(group) ?? null }),
+  model: (group) => ({ model: group }),
+  deployment: (group) => ({ deployment: group || null }),
+  day: (group) => ({ day: group }),
+  end_user: (group) => ({ end_user: group }),
+};
+
+function present(groupBy: SpendGroupBy, group: SpendGroup, names: Map<string, string>) {
   return {
-    ...label,
+    ...LABELS[groupBy](group.group, names),
     requests: group.requests,
     completed: group.completed,
     failed: group.failed,

@@ -25,10 +25,11 @@ const USAGE = `Usage: gateway <command>
                [--budget-period P|none] [--models a,b|all] [--json]
   teams list [--json]
   teams delete <id-or-name>       (its keys stay, without a team)
-  spend [--group-by key|team|model|deployment|day] [--from YYYY-MM-DD] [--to YYYY-MM-DD]
+  spend [--group-by key|team|model|deployment|day|end_user] [--from YYYY-MM-DD] [--to YYYY-MM-DD]
         [--key KEY-ID] [--team TEAM] [--model MODEL] [--json|--csv] [--limit N] [--after C]
-                    spend from the rollups; --to is the first day excluded, --from defaults
-                    to 30 days before it; a page of --limit rows (10000), the next one --after
+                    spend from the rollups (end_user: the requests that named one); --to is
+                    the first day excluded, --from defaults to 30 days before it; a page of
+                    --limit rows (10000), the next one --after
   db migrate        apply pending migrations to DATABASE_URL
   db seed           upsert the keys declared in GATEWAY_SEED_KEYS / GATEWAY_SEED_FILE
 

@@ -172,6 +172,7 @@ export async function spend(
       toCsv(
         header,
         rows.map((row) => Object.values(row)),
+        ['cost_usd'],
       ).trimEnd(),
     );
   if (rows.length === 0) return io.out('No spend recorded for this selection.');

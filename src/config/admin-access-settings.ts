@@ -53,6 +53,13 @@ export class AdminAccessSettings {
   @Max(86_400_000)
   DASHBOARD_SESSION_IDLE_MS = 1_800_000;
 
+  /** A dashboard session ends this long after sign-in, however busy (default 12 h; at most 30 days). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1_000)
+  @Max(2_592_000_000)
+  DASHBOARD_SESSION_MAX_MS = 43_200_000;
+
   /** Dashboard API calls allowed per session per DASHBOARD_RATE_WINDOW_MS (default 10 per 10 s). */
   @Transform(toInt)
   @IsInt()

@@ -29,6 +29,19 @@ describe('loadAppConfig', () => {
     expect(() => loadAppConfig({ DATABASE_URL: 'mysql://u:s3cret@h/db' })).toThrow(/^(?!.*s3cret)/);
   });
 
+  it('ends dashboard sessions 12 hours after sign-in unless DASHBOARD_SESSION_MAX_MS says otherwise', () => {
+    expect(loadAppConfig({}).DASHBOARD_SESSION_MAX_MS).toBe(43_200_000);
+    expect(loadAppConfig({ DASHBOARD_SESSION_MAX_MS: '3600000' }).DASHBOARD_SESSION_MAX_MS).toBe(
+      3_600_000,
+    );
+    expect(() => loadAppConfig({ DASHBOARD_SESSION_MAX_MS: 'forever' })).toThrow(
+      'Invalid environment: DASHBOARD_SESSION_MAX_MS must be an integer number',
+    );
+    expect(() => loadAppConfig({ DASHBOARD_SESSION_MAX_MS: '0' })).toThrow(
+      'Invalid environment: DASHBOARD_SESSION_MAX_MS must not be less than 1000',
+    );
+  });
+
   it('listens on this machine only unless HOST says otherwise', () => {
     expect(loadAppConfig({}).HOST).toBe('127.0.0.1');
     expect(loadAppConfig({ HOST: '0.0.0.0' }).HOST).toBe('0.0.0.0');

@@ -68,8 +68,8 @@ export class DashboardApiController {
    * The Usage page in one call: per time bucket, requests, errors, tokens and mean latency,
    * per key, per model and per endpoint (chat_completions, messages, responses). The bucket grows
    * with the range so a chart has ~60 points, and is whole hours beyond six hours and whole days
-   * beyond two days (usageBucketSeconds). A team admin or a member sees only the requests of the
-   * keys in their reach, in every series.
+   * beyond two days (usageBucketSeconds). `end_user` keeps that end user's requests only. A team
+   * admin or a member sees only the requests of the keys in their reach, in every series.
    */
   @Get('usage')
   @Requires('usage.read')
@@ -92,9 +92,10 @@ export class DashboardApiController {
     const inReach = access.readsAll
       ? null
       : (await listed).filter((key) => access.canReadKey(key)).map((key) => key.id);
+    const endUser = query.end_user || undefined;
     const [keys, series] = await Promise.all([
       listed,
-      this.usage.series(from, to, bucketSeconds, inReach),
+      this.usage.series(from, to, bucketSeconds, inReach, endUser),
     ]);
     const names = new Map(keys.map((key) => [key.id, key.name]));
     return {
@@ -102,6 +103,7 @@ export class DashboardApiController {
       from: from.toISOString(),
       to: to.toISOString(),
       bucket_seconds: bucketSeconds,
+      end_user: endUser ?? null,
       by_key: present(series.key, (id) => names.get(id) ?? id),
       by_model: present(series.model, (model) => model),
       by_endpoint: present(series.endpoint, (endpoint) => endpoint),

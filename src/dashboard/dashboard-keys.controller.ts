@@ -11,6 +11,7 @@ import type { Access } from '../identity/access';
 import { ChangeScope, CurrentAccess, Requires } from '../identity/current-access.decorator';
 import { presentCreatedKey, presentKey } from '../keys/virtual-key.presenter';
 import { VirtualKeyService } from '../keys/virtual-key.service';
+import { BUDGET_PERIODS } from '../keys/virtual-key.types';
 import { TeamsService } from '../teams/teams.service';
 import { DashboardSessionGuard } from './dashboard-session.guard';
 import { DashboardUsageService } from './dashboard-usage.service';
@@ -71,6 +72,8 @@ export class DashboardKeysController {
         teams: teams
           .filter((team) => access.canCreateKey(team.id))
           .map((team) => ({ id: team.id, name: team.name })),
+        // The form offers exactly the periods the API takes.
+        budget_periods: BUDGET_PERIODS,
       },
     };
   }

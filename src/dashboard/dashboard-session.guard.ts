@@ -1,12 +1,12 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { GatewayException } from '../common/errors/gateway.exception';
 import type { Capability } from '../identity/access';
 import { AccessService } from '../identity/access.service';
 import { REQUIRES } from '../identity/current-access.decorator';
 import { CounterStore } from '../limits/counters/counter-store';
-import { sessionCookie } from './dashboard-cookie';
+import { clearStraySessionCookies, SESSION_COOKIE, sessionCookie } from './dashboard-cookie';
 import { DashboardSession, DashboardSessionService } from './dashboard-session.service';
 import { DashboardSettings } from './dashboard-settings';
 
@@ -34,7 +34,9 @@ export class DashboardSessionGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<DashboardRequest>();
     assertDashboardEnabled(this.settings);
-    const session = this.sessions.touch(sessionCookie(request));
+    const cookie = sessionCookie(request);
+    if (cookie.duplicated) throw this.refuseDuplicated(cookie.duplicated, request, context);
+    const session = this.sessions.touch(cookie.value);
     if (!session) throw new GatewayException('dashboard_session_required');
     const required = this.reflector.getAllAndOverride<Capability | 'session' | undefined>(
       REQUIRES,
@@ -75,6 +77,25 @@ export class DashboardSessionGuard implements CanActivate {
     request.dashboardSession = session;
     request.access = access;
     return true;
+  }
+
+  /**
+   * Two session cookies, one of which someone else may have planted (from another host of the
+   * site, or on a narrower path, which the browser sends first): neither is trusted, not even the
+   * first. The sessions they name end, the answer expires both cookies where it can, and the page
+   * shows its sign-in form, whose new cookie then stands alone.
+   */
+  private refuseDuplicated(
+    values: string[],
+    request: Request,
+    context: ExecutionContext,
+  ): GatewayException {
+    for (const value of values) if (value) this.sessions.endBySecret(value);
+    const response = context.switchToHttp().getResponse<Response>();
+    clearStraySessionCookies(request, response, this.settings.publicBaseUrl);
+    return new GatewayException('dashboard_session_required', {
+      message: `The browser sent ${values.length} dashboard session cookies (${SESSION_COOKIE}), so none is trusted; they have been cleared where possible. Sign in again.`,
+    });
   }
 }
 

@@ -2,7 +2,7 @@ import { ADMIN_KEY_PRINCIPAL } from '../identity/principal';
 import { DashboardSessionService } from './dashboard-session.service';
 import type { DashboardSettings } from './dashboard-settings';
 
-const settings = { sessionIdleMs: 60_000 } as DashboardSettings;
+const settings = { sessionIdleMs: 60_000, sessionMaxMs: 3_600_000 } as DashboardSettings;
 
 describe('DashboardSessionService', () => {
   beforeEach(() => jest.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') }));
@@ -27,6 +27,30 @@ describe('DashboardSessionService', () => {
     jest.advanceTimersByTime(60_000);
     expect(sessions.touch(secret)).toBeUndefined();
     jest.advanceTimersByTime(0);
+    expect(sessions.touch(secret)).toBeUndefined();
+  });
+
+  it('ends a session in constant use once its absolute lifetime from sign-in has passed', () => {
+    const sessions = new DashboardSessionService(settings);
+    const { secret } = sessions.create(ADMIN_KEY_PRINCIPAL);
+    // A request every 30 s, well inside the idle time, for just under an hour...
+    for (let elapsed = 0; elapsed < 3_570_000; elapsed += 30_000) {
+      jest.advanceTimersByTime(30_000);
+      expect(sessions.touch(secret)).toBeDefined();
+    }
+    // ...and the next one, an hour after sign-in, finds the session over.
+    jest.advanceTimersByTime(30_000);
+    expect(sessions.touch(secret)).toBeUndefined();
+    // A new sign-in starts a new lifetime.
+    expect(sessions.touch(sessions.create(ADMIN_KEY_PRINCIPAL).secret)).toBeDefined();
+  });
+
+  it('ends the session a refused cookie names', () => {
+    const sessions = new DashboardSessionService(settings);
+    const { secret } = sessions.create(ADMIN_KEY_PRINCIPAL);
+    sessions.endBySecret('not-a-session');
+    expect(sessions.touch(secret)).toBeDefined();
+    sessions.endBySecret(secret);
     expect(sessions.touch(secret)).toBeUndefined();
   });
 

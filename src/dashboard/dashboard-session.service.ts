@@ -7,6 +7,8 @@ export interface DashboardSession {
   /** Hash of the cookie value: the identifier for rate limits and logs, never the secret itself. */
   id: string;
   csrfToken: string;
+  /** Sign-in time: the session ends DASHBOARD_SESSION_MAX_MS after it, however busy. */
+  createdAt: number;
   lastSeenAt: number;
   /** Who signed in, with the roles read at sign-in. */
   principal: Principal;
@@ -16,8 +18,10 @@ export interface DashboardSession {
 
 /**
  * Server-side dashboard sessions, kept in this process's memory: the cookie holds only a random
- * id, so signing out or the idle expiry ends a session for good. A restart signs everyone out,
- * which for an admin page is a fair price for not storing sessions anywhere.
+ * id, so signing out or an expiry ends a session for good. A session ends after
+ * DASHBOARD_SESSION_IDLE_MS without a request and DASHBOARD_SESSION_MAX_MS after sign-in, so a
+ * stolen cookie in constant use still stops working. A restart signs everyone out, which for an
+ * admin page is a fair price for not storing sessions anywhere.
  */
 @Injectable()
 export class DashboardSessionService {
@@ -40,10 +44,12 @@ export class DashboardSessionService {
   ): { secret: string; session: DashboardSession } {
     this.sweep();
     const secret = randomBytes(32).toString('base64url');
+    const now = this.now();
     const session = {
       id: hash(secret),
       csrfToken: randomBytes(32).toString('base64url'),
-      lastSeenAt: this.now(),
+      createdAt: now,
+      lastSeenAt: now,
       principal,
       idToken,
     };
@@ -57,7 +63,7 @@ export class DashboardSessionService {
     const session = this.sessions.get(hash(secret));
     if (!session) return undefined;
     const now = this.now();
-    if (now - session.lastSeenAt >= this.settings.sessionIdleMs) {
+    if (this.expired(session, now)) {
       this.sessions.delete(session.id);
       return undefined;
     }
@@ -69,6 +75,11 @@ export class DashboardSessionService {
     this.sessions.delete(session.id);
   }
 
+  /** Ends the session a cookie value names, if any (a refused duplicated cookie). */
+  endBySecret(secret: string): void {
+    this.sessions.delete(hash(secret));
+  }
+
   static csrfMatches(session: DashboardSession, presented: string | undefined): boolean {
     if (!presented) return false;
     return timingSafeEqual(
@@ -77,10 +88,17 @@ export class DashboardSessionService {
     );
   }
 
+  private expired(session: DashboardSession, now: number): boolean {
+    return (
+      now - session.lastSeenAt >= this.settings.sessionIdleMs ||
+      now - session.createdAt >= this.settings.sessionMaxMs
+    );
+  }
+
   private sweep(): void {
     const now = this.now();
     for (const [id, session] of this.sessions)
-      if (now - session.lastSeenAt >= this.settings.sessionIdleMs) this.sessions.delete(id);
+      if (this.expired(session, now)) this.sessions.delete(id);
   }
 }
 

@@ -12,6 +12,8 @@ export interface DashboardSettings {
   /** `<PUBLIC_BASE_URL>` without a trailing slash; null derives it from the request's host. */
   publicBaseUrl: string | null;
   sessionIdleMs: number;
+  /** The absolute lifetime of a session, from sign-in. */
+  sessionMaxMs: number;
   rateLimit: number;
   rateWindowMs: number;
   signInFailureLimit: number;
@@ -29,6 +31,7 @@ export function dashboardSettingsFrom(config: AppConfig): DashboardSettings {
     adminKeySignIn: adminKey !== null && config.DASHBOARD_ADMIN_KEY_SIGNIN !== 'off',
     publicBaseUrl: baseUrl ? baseUrl.replace(/\/+$/, '') : null,
     sessionIdleMs: config.DASHBOARD_SESSION_IDLE_MS,
+    sessionMaxMs: config.DASHBOARD_SESSION_MAX_MS,
     rateLimit: config.DASHBOARD_RATE_LIMIT,
     rateWindowMs: config.DASHBOARD_RATE_WINDOW_MS,
     signInFailureLimit: config.DASHBOARD_SIGNIN_FAILURE_LIMIT,

@@ -41,8 +41,7 @@ export class DashboardStaticController {
         message: 'The dashboard is not built: run `npm run build`.',
       });
     }
-    response.sendFile(join(DASHBOARD_ASSETS_DIR, file), {
-      headers: { 'Cache-Control': 'no-cache' },
-    });
+    // Cache-Control stays the security middleware's no-store (docs/dashboard.md, "Headers").
+    response.sendFile(join(DASHBOARD_ASSETS_DIR, file), { cacheControl: false });
   }
 }

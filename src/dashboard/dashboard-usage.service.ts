@@ -67,13 +67,15 @@ export class DashboardUsageService {
    * The series per key, per model and per endpoint, each point in bucket order: one statement
    * whose grouping sets give each series its own rows, so the database sends one row per point
    * rather than one per bucket, key, model and endpoint. `keyIds`: only these keys' requests
-   * count (the keys in a team admin's or a member's reach); null: every key's.
+   * count (the keys in a team admin's or a member's reach); null: every key's. With `endUser`,
+   * that end user's requests only (their own daily rollup, docs/spend.md).
    */
   async series(
     from: Date,
     to: Date,
     bucketSeconds: number,
     keyIds: string[] | null,
+    endUser?: string,
   ): Promise<Record<UsageBreakdown, Map<string, UsagePoint[]>>> {
     const depth =
       bucketSeconds % (7 * DAY_SECONDS) === 0
@@ -96,7 +98,7 @@ export class DashboardUsageService {
         'cost_usd',
         'unpriced_requests',
       ],
-      keyIds ? { keyIds } : {},
+      { ...(keyIds ? { keyIds } : {}), endUser },
       [
         [0, 1],
         [0, 2],

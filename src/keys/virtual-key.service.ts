@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { changedFields } from '../audit/audit-redaction';
 import { AuditService } from '../audit/audit.service';
 import type { AuditAction, AuditScope } from '../audit/audit.types';
+import { isUniqueViolation } from '../database/unique-violation';
+import { findByIdOrName } from '../common/ids/id-or-name';
 import { GatewayException } from '../common/errors/gateway.exception';
 import { assertBudget } from '../common/time/budget-period';
 import { Prisma, type VirtualKey } from '../generated/prisma/client';
@@ -217,7 +219,7 @@ export class VirtualKeyService {
       );
     } catch (error) {
       // Keys are upserted by name, so the only unique field left to collide is the secret.
-      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
+      if (isUniqueViolation(error)) {
         throw new Error(
           `seed key "${input.name}": its secret is already used by another key; every key needs its own secret`,
           {
@@ -230,10 +232,7 @@ export class VirtualKeyService {
   }
 
   private async find(idOrName: string): Promise<VirtualKey> {
-    const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(idOrName);
-    const key =
-      (isUuid ? await this.repository.findById(idOrName) : null) ??
-      (await this.repository.findByName(idOrName));
+    const key = await findByIdOrName(idOrName, this.repository);
     if (!key)
       throw new GatewayException('key_not_found', {
         message: `No virtual key with id or name "${idOrName}".`,
@@ -274,8 +273,7 @@ export class VirtualKeyService {
     try {
       return await write();
     } catch (error) {
-      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002')
-        throw nameTaken(name);
+      if (isUniqueViolation(error)) throw nameTaken(name);
       throw error;
     }
   }

@@ -1,3 +1,4 @@
+import { MAX_END_USER_LENGTH } from '../common/validation/end-user';
 import { MESSAGE_ROLES } from '../formats/chat-completions/dto/chat-message.dto';
 import {
   MAX_CHOICES,
@@ -5,21 +6,29 @@ import {
   MAX_TOOLS,
   MAX_TOP_LOGPROBS,
 } from '../formats/chat-completions/dto/create-chat-completion.dto';
+import { body, modelCallResponses, nullable, publicOperation, ref } from './schema-helpers';
 
 /**
  * JSON Schema (2020-12, as OpenAPI 3.1 uses) of the chat-completions wire format. The body is
  * validated by the hand-written rules in formats/chat-completions/dto (linear time); these
  * schemas describe the same rules, and openapi.document.spec.ts checks the two agree field by
- * field. Optional
- * fields accept null: the parser treats null as absent, as OpenAI does.
+ * field. Optional fields accept null: the parser treats null as absent, as OpenAI does.
  */
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] });
 const text = (type: string) => ({
   type: 'object',
   required: ['type', type],
   properties: { type: { const: type }, [type]: { type: 'string' } },
 });
+
+/** The end-user header, on every route that makes a model request (docs/spend.md). */
+export const END_USER_PARAMETER = {
+  name: 'x-gateway-end-user',
+  in: 'header',
+  required: false,
+  description:
+    "The end user the request is made for, stored on the usage record; wins over the body's `user` or `metadata.user_id`. At most 256 characters, no control characters.",
+  schema: { type: 'string', maxLength: MAX_END_USER_LENGTH },
+};
 
 export const CHAT_COMPLETION_SCHEMAS = {
   ContentPart: {
@@ -98,8 +107,7 @@ export const CHAT_COMPLETION_SCHEMAS = {
   },
   ChatCompletionRequest: {
     type: 'object',
-    description:
-      'Fields not listed here are dropped unread (see the compatibility matrix in the README).',
+    description: 'Fields not listed here are dropped unread (docs/compatibility.md).',
     required: ['model', 'messages'],
     properties: {
       model: { type: 'string', minLength: 1, description: 'A public model name of this gateway.' },
@@ -117,7 +125,12 @@ export const CHAT_COMPLETION_SCHEMAS = {
         anyOf: [{ type: 'string' }, { type: 'array', maxItems: 4, items: { type: 'string' } }],
       }),
       seed: nullable({ type: 'integer' }),
-      user: nullable({ type: 'string' }),
+      user: nullable({
+        type: 'string',
+        maxLength: MAX_END_USER_LENGTH,
+        description:
+          'The end user, stored on the usage record (docs/spend.md); the x-gateway-end-user header wins over it. No control characters.',
+      }),
       presence_penalty: nullable({ type: 'number', minimum: -2, maximum: 2 }),
       frequency_penalty: nullable({ type: 'number', minimum: -2, maximum: 2 }),
       logit_bias: nullable({
@@ -258,3 +271,21 @@ export const CHAT_COMPLETION_SCHEMAS = {
     },
   },
 } as const;
+
+export const CHAT_COMPLETION_PATHS = {
+  '/v1/chat/completions': {
+    post: publicOperation(
+      'createChatCompletion',
+      'Create a chat completion, as JSON or as a server-sent event stream (`stream: true`).',
+      {
+        parameters: [END_USER_PARAMETER],
+        requestBody: body('ChatCompletionRequest'),
+        responses: modelCallResponses(
+          'A completion, or with `stream: true` a stream of chunks ending with `data: [DONE]`.',
+          'ChatCompletion',
+          'ChatCompletionChunk',
+        ),
+      },
+    ),
+  },
+};

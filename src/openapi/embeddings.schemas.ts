@@ -1,14 +1,12 @@
-import {
-  MAX_DIMENSIONS,
-  MAX_EMBEDDING_INPUTS,
-  MAX_USER_LENGTH,
-} from '../formats/embeddings/embeddings.request';
+import { MAX_END_USER_LENGTH } from '../common/validation/end-user';
+import { MAX_DIMENSIONS, MAX_EMBEDDING_INPUTS } from '../formats/embeddings/embeddings.request';
+import { END_USER_PARAMETER } from './chat-completion.schemas';
+import { body, gatewayErrors, json, nullable, publicOperation, ref } from './schema-helpers';
 
 /**
  * JSON Schema of the embeddings wire format, describing the hand-written rules of
  * formats/embeddings/embeddings.request.ts. Optional fields accept null, read as absent.
  */
-const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] });
 const tokens = { type: 'array', minItems: 1, items: { type: 'integer', minimum: 0 } };
 
 export const EMBEDDINGS_SCHEMAS = {
@@ -32,7 +30,7 @@ export const EMBEDDINGS_SCHEMAS = {
       },
       dimensions: nullable({ type: 'integer', minimum: 1, maximum: MAX_DIMENSIONS }),
       encoding_format: nullable({ enum: ['float', 'base64'] }),
-      user: nullable({ type: 'string', maxLength: MAX_USER_LENGTH }),
+      user: nullable({ type: 'string', maxLength: MAX_END_USER_LENGTH }),
     },
   },
   EmbeddingList: {
@@ -65,5 +63,25 @@ export const EMBEDDINGS_SCHEMAS = {
         },
       },
     },
+  },
+};
+
+export const EMBEDDINGS_PATHS = {
+  '/v1/embeddings': {
+    post: publicOperation(
+      'createEmbedding',
+      'Embed texts or token arrays with a `type: embedding` model (docs/embeddings.md).',
+      {
+        parameters: [END_USER_PARAMETER],
+        requestBody: body('EmbeddingRequest'),
+        responses: {
+          '200': {
+            description: 'One vector per input, in input order.',
+            ...json(ref('EmbeddingList')),
+          },
+          ...gatewayErrors(400, 401, 403, 404, 408, 413, 415, 429, 500, 502, 503, 504),
+        },
+      },
+    ),
   },
 };

@@ -1,9 +1,9 @@
+import { END_USER_PARAMETER } from './chat-completion.schemas';
+import { body, json, publicOperation, ref } from './schema-helpers';
+
 // /v1/messages in the OpenAPI document (docs/messages.md): Anthropic's Messages API as the
 // gateway accepts and answers it. Bodies are described as far as the gateway reads them; other
 // fields are allowed, and reach Anthropic deployments unchanged.
-
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: object) => ({ content: { 'application/json': { schema } } });
 
 const ANTHROPIC_ERRORS = {
   '400':
@@ -93,45 +93,44 @@ export const MESSAGES_SCHEMAS = {
 
 export const MESSAGES_PATHS = {
   '/v1/messages': {
-    post: {
-      tags: ['public'],
-      operationId: 'createMessage',
-      summary:
-        "Anthropic's Messages API: a message as JSON, or Anthropic's events with `stream: true` (docs/messages.md). The key may also be sent as `x-api-key`.",
-      security: [{ virtualKey: [] }],
-      requestBody: { required: true, ...json(ref('MessagesRequest')) },
-      responses: {
-        '200': {
-          description:
-            'A message, or with `stream: true` the events message_start ... message_stop. Anthropic deployments answer as Anthropic sent it, but for `model`.',
-          content: {
-            'application/json': { schema: ref('AnthropicMessage') },
-            'text/event-stream': { schema: { type: 'string' } },
+    post: publicOperation(
+      'createMessage',
+      "Anthropic's Messages API: a message as JSON, or Anthropic's events with `stream: true` (docs/messages.md). The key may also be sent as `x-api-key`.",
+      {
+        parameters: [END_USER_PARAMETER],
+        requestBody: body('MessagesRequest'),
+        responses: {
+          '200': {
+            description:
+              'A message, or with `stream: true` the events message_start ... message_stop. Anthropic deployments answer as Anthropic sent it, but for `model`.',
+            content: {
+              'application/json': { schema: ref('AnthropicMessage') },
+              'text/event-stream': { schema: { type: 'string' } },
+            },
           },
+          ...errors,
         },
-        ...errors,
       },
-    },
+    ),
   },
   '/v1/messages/count_tokens': {
-    post: {
-      tags: ['public'],
-      operationId: 'countMessageTokens',
-      summary:
-        "A message body's input tokens: counted by an Anthropic deployment, estimated for the others.",
-      security: [{ virtualKey: [] }],
-      requestBody: { required: true, ...json(ref('MessagesRequest')) },
-      responses: {
-        '200': {
-          description: 'The count.',
-          ...json({
-            type: 'object',
-            required: ['input_tokens'],
-            properties: { input_tokens: usage },
-          }),
+    post: publicOperation(
+      'countMessageTokens',
+      "A message body's input tokens: counted by an Anthropic deployment, estimated for the others.",
+      {
+        requestBody: body('MessagesRequest'),
+        responses: {
+          '200': {
+            description: 'The count.',
+            ...json({
+              type: 'object',
+              required: ['input_tokens'],
+              properties: { input_tokens: usage },
+            }),
+          },
+          ...errors,
         },
-        ...errors,
       },
-    },
+    ),
   },
 };

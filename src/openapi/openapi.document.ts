@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GATEWAY_ERRORS } from '../common/errors/gateway-error-code';
 import { BUDGET_USD_PATTERN, MAX_BUDGET_USD } from '../common/money/price';
 import { BUDGET_PERIODS } from '../common/time/budget-period';
-import { CHAT_COMPLETION_SCHEMAS } from './chat-completion.schemas';
+import { CHAT_COMPLETION_PATHS, CHAT_COMPLETION_SCHEMAS } from './chat-completion.schemas';
+import { EMBEDDINGS_PATHS, EMBEDDINGS_SCHEMAS } from './embeddings.schemas';
 import { MESSAGES_PATHS, MESSAGES_SCHEMAS } from './messages.schemas';
-import { EMBEDDINGS_SCHEMAS } from './embeddings.schemas';
+import { RESPONSE_ANSWER_SCHEMAS, RESPONSES_PATHS } from './responses.paths';
+import { RESPONSES_SCHEMAS } from './responses.schemas';
+import { SPEND_GROUPS } from '../usage/spend-report.service';
+import { gatewayErrors as errors, json, pathParam, publicOperation, ref } from './schema-helpers';
 
 // package.json sits two levels up from both src/openapi and dist/openapi (and in the Docker image).
 const VERSION = (
@@ -14,20 +17,6 @@ const VERSION = (
   }
 ).version;
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: object) => ({ content: { 'application/json': { schema } } });
-const errors = (...statuses: number[]) =>
-  Object.fromEntries(
-    statuses.map((status) => {
-      const codes = Object.entries(GATEWAY_ERRORS)
-        .filter(([, entry]) => entry.status === status)
-        .map(([code]) => `\`${code}\``);
-      return [
-        String(status),
-        { description: `Error: ${codes.join(', ')}`, ...json(ref('ErrorEnvelope')) },
-      ];
-    }),
-  );
 const USD_BUDGET = {
   type: ['string', 'null'],
   pattern: BUDGET_USD_PATTERN.source,
@@ -61,24 +50,8 @@ const adminTeamBody = {
     allowed_models: { type: ['array', 'null'], items: { type: 'string' } },
   },
 };
-const teamIdParam = [
-  {
-    name: 'id',
-    in: 'path',
-    required: true,
-    description: 'Team id or name.',
-    schema: { type: 'string' },
-  },
-];
-const idParam = [
-  {
-    name: 'id',
-    in: 'path',
-    required: true,
-    description: 'Key id or name.',
-    schema: { type: 'string' },
-  },
-];
+const teamIdParam = [pathParam('id', 'Team id or name.')];
+const idParam = [pathParam('id', 'Key id or name.')];
 const admin = (summary: string, extra: object = {}) => ({
   tags: ['admin'],
   summary,
@@ -113,83 +86,30 @@ export const OPENAPI_DOCUMENT = {
     },
   ],
   paths: {
-    '/v1/chat/completions': {
-      post: {
-        tags: ['public'],
-        operationId: 'createChatCompletion',
-        summary:
-          'Create a chat completion, as JSON or as a server-sent event stream (`stream: true`).',
-        security: [{ virtualKey: [] }],
-        requestBody: { required: true, ...json(ref('ChatCompletionRequest')) },
-        responses: {
-          '200': {
-            description:
-              'A completion, or with `stream: true` a stream of chunks ending with `data: [DONE]`.',
-            headers: {
-              'x-gateway-cost-usd': {
-                description:
-                  "JSON answers from a deployment with a `price`: the request's exact cost in US dollars, as a decimal string. Streams record their cost in the usage record instead (docs/spend.md).",
-                schema: { type: 'string', pattern: '^\\d+(\\.\\d+)?$' },
-              },
-            },
-            content: {
-              'application/json': { schema: ref('ChatCompletion') },
-              'text/event-stream': { schema: ref('ChatCompletionChunk') },
-            },
-          },
-          ...errors(400, 401, 403, 404, 408, 413, 415, 417, 429, 431, 500, 502, 503, 504),
-        },
-      },
-    },
+    ...CHAT_COMPLETION_PATHS,
     ...MESSAGES_PATHS,
-    '/v1/embeddings': {
-      post: {
-        tags: ['public'],
-        operationId: 'createEmbedding',
-        summary: 'Embed texts or token arrays with a `type: embedding` model (docs/embeddings.md).',
-        security: [{ virtualKey: [] }],
-        requestBody: { required: true, ...json(ref('EmbeddingRequest')) },
-        responses: {
-          '200': {
-            description: 'One vector per input, in input order.',
-            ...json(ref('EmbeddingList')),
-          },
-          ...errors(400, 401, 403, 404, 408, 413, 415, 429, 500, 502, 503, 504),
-        },
-      },
-    },
+    ...RESPONSES_PATHS,
+    ...EMBEDDINGS_PATHS,
     '/v1/models': {
-      get: {
-        tags: ['public'],
-        operationId: 'listModels',
-        summary: 'The public models this virtual key may use.',
-        security: [{ virtualKey: [] }],
+      get: publicOperation('listModels', 'The public models this virtual key may use.', {
         responses: {
           '200': { description: 'The models.', ...json(ref('ModelList')) },
           ...errors(401, 503),
         },
-      },
+      }),
     },
     '/v1/models/{model}': {
-      get: {
-        tags: ['public'],
-        operationId: 'retrieveModel',
-        summary: 'One public model, if this virtual key may use it (404 otherwise).',
-        security: [{ virtualKey: [] }],
-        parameters: [
-          {
-            name: 'model',
-            in: 'path',
-            required: true,
-            description: 'A public model name (URL-encoded).',
-            schema: { type: 'string' },
+      get: publicOperation(
+        'retrieveModel',
+        'One public model, if this virtual key may use it (404 otherwise).',
+        {
+          parameters: [pathParam('model', 'A public model name (URL-encoded).')],
+          responses: {
+            '200': { description: 'The model.', ...json(ref('Model')) },
+            ...errors(401, 404, 503),
           },
-        ],
-        responses: {
-          '200': { description: 'The model.', ...json(ref('Model')) },
-          ...errors(401, 404, 503),
         },
-      },
+      ),
     },
     '/admin/keys': {
       post: admin('Create a virtual key; the answer holds its secret, shown once.', {
@@ -266,42 +186,45 @@ export const OPENAPI_DOCUMENT = {
       }),
     },
     '/admin/spend': {
-      get: admin('Spend per key, team, model, deployment or day, from the daily rollups.', {
-        operationId: 'spendReport',
-        parameters: [
-          {
-            name: 'group_by',
-            in: 'query',
-            schema: { enum: ['key', 'team', 'model', 'deployment', 'day'] },
-          },
-          {
-            name: 'from',
-            in: 'query',
-            description: 'First UTC day included.',
-            schema: { type: 'string', format: 'date' },
-          },
-          {
-            name: 'to',
-            in: 'query',
-            description: 'First UTC day excluded.',
-            schema: { type: 'string', format: 'date' },
-          },
-          { name: 'key_id', in: 'query', schema: { type: 'string', format: 'uuid' } },
-          { name: 'team_id', in: 'query', schema: { type: 'string', format: 'uuid' } },
-          { name: 'model', in: 'query', schema: { type: 'string' } },
-          { name: 'format', in: 'query', schema: { enum: ['json', 'csv'] } },
-        ],
-        responses: {
-          '200': {
-            description: 'The report; `format=csv` answers text/csv with one line per group.',
-            content: {
-              'application/json': { schema: { type: 'object' } },
-              'text/csv': { schema: { type: 'string' } },
+      get: admin(
+        'Spend per key, team, model, deployment, day or end user, from the daily rollups.',
+        {
+          operationId: 'spendReport',
+          parameters: [
+            {
+              name: 'group_by',
+              in: 'query',
+              schema: { enum: [...SPEND_GROUPS] },
             },
+            {
+              name: 'from',
+              in: 'query',
+              description: 'First UTC day included.',
+              schema: { type: 'string', format: 'date' },
+            },
+            {
+              name: 'to',
+              in: 'query',
+              description: 'First UTC day excluded.',
+              schema: { type: 'string', format: 'date' },
+            },
+            { name: 'key_id', in: 'query', schema: { type: 'string', format: 'uuid' } },
+            { name: 'team_id', in: 'query', schema: { type: 'string', format: 'uuid' } },
+            { name: 'model', in: 'query', schema: { type: 'string' } },
+            { name: 'format', in: 'query', schema: { enum: ['json', 'csv'] } },
+          ],
+          responses: {
+            '200': {
+              description: 'The report; `format=csv` answers text/csv with one line per group.',
+              content: {
+                'application/json': { schema: { type: 'object' } },
+                'text/csv': { schema: { type: 'string' } },
+              },
+            },
+            ...errors(400, 401, 429),
           },
-          ...errors(400, 401, 429),
         },
-      }),
+      ),
     },
     '/admin/config/reload': {
       post: admin('Re-read GATEWAY_CONFIG, as SIGHUP does.', {
@@ -340,6 +263,13 @@ export const OPENAPI_DOCUMENT = {
         description: 'ADMIN_API_KEY, or a JWT of the identity provider (docs/sso.md).',
       },
     },
-    schemas: Object.assign({}, CHAT_COMPLETION_SCHEMAS, MESSAGES_SCHEMAS, EMBEDDINGS_SCHEMAS),
+    schemas: Object.assign(
+      {},
+      CHAT_COMPLETION_SCHEMAS,
+      MESSAGES_SCHEMAS,
+      RESPONSES_SCHEMAS,
+      RESPONSE_ANSWER_SCHEMAS,
+      EMBEDDINGS_SCHEMAS,
+    ),
   },
 } as const;

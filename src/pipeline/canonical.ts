@@ -41,6 +41,11 @@ export interface CanonicalRequest {
   type?: DeploymentType;
   /** The prompt's token count when the format knows it (embeddings), instead of an estimate. */
   promptTokens?: number;
+  /**
+   * The end user the body names (`user`, `metadata.user_id`), checked by the format with
+   * endUserId(); the x-gateway-end-user header (PipelineContext.endUser) wins over it.
+   */
+  endUser?: string;
 }
 
 export interface NativeRequest {

@@ -115,6 +115,8 @@ export class OutcomeService {
       keyId: context.key.id,
       endpoint: request.endpoint,
       teamId: context.key.teamId ?? null,
+      // The header wins over the body; '' names no one (docs/spend.md, "Spend by end user").
+      endUser: context.endUser || request.endUser || null,
       publicModel: request.model,
       deployment: deployment?.name ?? null,
       status,

@@ -44,7 +44,7 @@ export class Pipeline {
   async complete(request: CanonicalRequest, context: PipelineContext): Promise<CanonicalAnswer> {
     // Held until the outcome is recorded, also after the client has left: a graceful shutdown
     // waits for it before the final usage flush.
-    const workDone = this.drain.begin();
+    const workDone = this.drain.begin(context.exchange);
     try {
       return await this.answer(this.publicModelOf(request), context);
     } finally {
@@ -59,7 +59,7 @@ export class Pipeline {
   async stream(request: CanonicalRequest, context: PipelineContext): Promise<CanonicalStream> {
     // Held until the stream's outcome is recorded, after its last event: once the stream is
     // handed out its relay ends the unit of work; until then, a failure here does.
-    const workDone = this.drain.begin();
+    const workDone = this.drain.begin(context.exchange);
     try {
       return await this.openStream(this.publicModelOf(request), context, workDone);
     } catch (error) {
@@ -77,7 +77,7 @@ export class Pipeline {
     promptTokens: number,
     context: PipelineContext,
   ): Promise<CanonicalEmbeddings> {
-    const workDone = this.drain.begin();
+    const workDone = this.drain.begin(context.exchange);
     // What admission and the outcome see: no conversation, no completion (max_tokens 0).
     const accounted: CanonicalRequest = {
       endpoint: 'embeddings',
@@ -86,6 +86,7 @@ export class Pipeline {
       parameters: { max_tokens: 0 },
       type: 'embedding',
       promptTokens,
+      endUser: request.user,
     };
     const run = this.outcome.begin(accounted, context, false);
     try {

@@ -104,8 +104,8 @@ export interface ProviderAdapter {
    * Resolves once the upstream has answered 2xx; errors before that reject the promise, errors
    * after it are thrown by the iterator, after the batch of parts that came before them. Both
    * are UpstreamError. Ending the iteration early (return()) must abort the upstream request.
-   * The HTTP adapters read their SSE bodies with readUpstreamSse (upstream-sse.reader.ts) and a
-   * per-stream SseEventMapper of their own: one async generator step per socket read.
+   * The HTTP adapters read their SSE bodies with UpstreamHttpClient.postSse (readUpstreamSse) and
+   * a per-stream SseEventMapper of their own: one async generator step per socket read.
    */
   stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamBatch>>;
   /**

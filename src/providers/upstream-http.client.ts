@@ -9,6 +9,7 @@ import {
   type ClassifyRefusal,
 } from './upstream-failure';
 import { JsonAnswerHandler } from './upstream-json.handler';
+import { readUpstreamSse, type SseEventMapper } from './upstream-sse.reader';
 import { AppConfig } from '../config/app-config';
 
 export interface UpstreamHttpRequest {
@@ -93,6 +94,23 @@ export class UpstreamHttpClient implements OnModuleDestroy {
     if (response.statusCode >= 200 && response.statusCode < 300) return response;
     const text = await readAtMost(response.body, ERROR_BODY_LIMIT);
     throw refusalOf(input.errorFromResponse, response.statusCode, text, response.headers);
+  }
+
+  /**
+   * Sends a POST whose 2xx answer is a server-sent event stream, read through the provider's
+   * `mapper` (readUpstreamSse: events no larger than UPSTREAM_MAX_BODY_BYTES).
+   */
+  async postSse<T>(
+    input: UpstreamHttpRequest,
+    mapper: SseEventMapper<T>,
+  ): Promise<AsyncGenerator<readonly T[]>> {
+    const response = await this.post(input);
+    return readUpstreamSse(
+      response.body,
+      input.signal,
+      { maxEventBytes: this.maxBodyBytes },
+      mapper,
+    );
   }
 
   /**

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { changedFields } from '../audit/audit-redaction';
 import { AuditService } from '../audit/audit.service';
 import type { AuditAction, AuditScope } from '../audit/audit.types';
+import { isUniqueViolation } from '../database/unique-violation';
+import { findByIdOrName } from '../common/ids/id-or-name';
 import { GatewayException } from '../common/errors/gateway.exception';
 import { assertBudget, type BudgetPeriod } from '../common/time/budget-period';
 import { Prisma, type Team } from '../generated/prisma/client';
@@ -13,8 +15,6 @@ import type { CreateTeamInput, TeamView, UpdateTeamInput } from './team.types';
  * made through this instance applies at once; other instances see it within this time.
  */
 const TEAM_CACHE_TTL_MS = 5_000;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Team management (admin API and CLI) and the cached lookup the request path uses. Every change
@@ -125,9 +125,7 @@ export class TeamsService {
 
   /** By id or by name, as keys are addressed. */
   private async find(idOrName: string): Promise<Team> {
-    const team =
-      (UUID.test(idOrName) ? await this.repository.findById(idOrName) : null) ??
-      (await this.repository.findByName(idOrName));
+    const team = await findByIdOrName(idOrName, this.repository);
     if (!team)
       throw new GatewayException('team_not_found', {
         message: `No team has the id or name "${idOrName}".`,
@@ -165,8 +163,7 @@ export class TeamsService {
     try {
       return await write();
     } catch (error) {
-      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002')
-        throw nameTaken(name);
+      if (isUniqueViolation(error)) throw nameTaken(name);
       throw error;
     }
   }

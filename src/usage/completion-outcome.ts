@@ -20,6 +20,11 @@ export interface CompletionOutcome {
   cost: { usd: string; priceVersion: string } | null;
   /** The key's team, if any. */
   teamId?: string | null;
+  /**
+   * The end user the request was made for (docs/spend.md, "Spend by end user"): stored on the
+   * usage record, never a metrics label (unbounded).
+   */
+  endUser?: string | null;
   latencyMs: number;
   /** Upstream calls made (failover and retries included); 0 when none was. */
   attempts: number;

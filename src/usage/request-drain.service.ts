@@ -17,7 +17,11 @@ export const DrainTimeoutMs = Symbol('DrainTimeoutMs');
 export class RequestDrain implements OnApplicationBootstrap {
   private readonly logger = new Logger('Shutdown');
   private readonly responses = new Set<ServerResponse>();
-  private running = 0;
+  /**
+   * The units of work still running, per request: a pipeline request is one unit for its HTTP
+   * exchange and one for its outcome, and counts once (shutdown's "N request(s) in flight").
+   */
+  private readonly requests = new Map<object, number>();
   private draining = false;
   private idleWaiters: Array<() => void> = [];
   private server: Server | null = null;
@@ -34,19 +38,26 @@ export class RequestDrain implements OnApplicationBootstrap {
     );
   }
 
-  /** Marks the start of one unit of work; call the returned function (once or more) when it ends. */
-  begin(): () => void {
-    this.running++;
+  /**
+   * Marks the start of one unit of work of `request` (its HTTP response; a request of its own when
+   * not given); call the returned function (once or more) when it ends.
+   */
+  begin(request: object = {}): () => void {
+    this.requests.set(request, (this.requests.get(request) ?? 0) + 1);
     let ended = false;
     return () => {
       if (ended) return;
       ended = true;
-      if (--this.running === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
+      const left = this.requests.get(request)! - 1;
+      if (left > 0) this.requests.set(request, left);
+      else this.requests.delete(request);
+      if (this.requests.size === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
     };
   }
 
+  /** Requests with work still running, each counted once. */
   get inFlight(): number {
-    return this.running;
+    return this.requests.size;
   }
 
   /**
@@ -59,7 +70,7 @@ export class RequestDrain implements OnApplicationBootstrap {
     this.server?.close();
     for (const response of this.responses)
       if (!response.headersSent) response.setHeader('Connection', 'close');
-    if (this.running === 0) return;
+    if (this.requests.size === 0) return;
     this.logger.log(
       `waiting up to ${this.timeoutMs} ms for running requests to finish (${this.responses.size} response(s) open)`,
     );
@@ -77,7 +88,7 @@ export class RequestDrain implements OnApplicationBootstrap {
   }
 
   private trackResponse(response: ServerResponse): void {
-    const end = this.begin();
+    const end = this.begin(response);
     this.responses.add(response);
     // A request that arrives on a kept-alive connection while draining is served, then the
     // connection closes, so clients reconnect to another instance.

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { HttpAdapterHost } from '@nestjs/core';
-import { get } from 'node:http';
+import { get, type ServerResponse } from 'node:http';
 import { bodyText, listen, type LoopbackServer } from '../common/http/loopback-server.fixture';
 import { RequestDrain } from './request-drain.service';
 
@@ -78,6 +78,30 @@ describe('RequestDrain', () => {
       respond();
       await expect(body).resolves.toBe('partial done');
       await expect(settledWithin(draining, 200)).resolves.toBe('drained');
+    });
+
+    it('counts a request once while its exchange and its pipeline work run, and after it left', async () => {
+      const drain = new RequestDrain(
+        { httpAdapter: { getHttpServer: () => loopback.server } } as unknown as HttpAdapterHost,
+        5_000,
+      );
+      drain.onApplicationBootstrap();
+      let exchange: ServerResponse | undefined;
+      loopback.server.prependListener('request', (_request, response) => (exchange = response));
+      const client = get({ host: '127.0.0.1', port: loopback.port, agent: false });
+      client.on('error', () => undefined);
+      while (!exchange) await new Promise((resolve) => setTimeout(resolve, 5));
+      const closed = new Promise((resolve) => exchange!.once('close', resolve));
+      // The pipeline's unit of work for the same exchange, as RequestContext hands it over.
+      const workDone = drain.begin(exchange);
+      const other = drain.begin(); // work of no exchange: a request of its own
+      expect(drain.inFlight).toBe(2);
+      client.destroy(); // the client leaves; the pipeline is still recording the outcome
+      await closed;
+      expect(drain.inFlight).toBe(2);
+      workDone();
+      other();
+      expect(drain.inFlight).toBe(0);
     });
   });
 });

@@ -36,6 +36,8 @@ export const GROUP_COLUMNS = {
     raw: `COALESCE("deployment", '')`,
   },
   endpoint: { weekly: `"endpoint"`, daily: `"endpoint"`, hourly: `"endpoint"`, raw: `"endpoint"` },
+  // Only usage_daily_end_user has it (END_USER_ROLLUP).
+  end_user: { weekly: null, daily: `"end_user"`, hourly: null, raw: `"end_user"` },
   day: {
     weekly: null,
     daily: `"day"`,
@@ -107,6 +109,26 @@ export interface RollupFilters {
   keyIds?: string[];
   teamId?: string;
   model?: string;
+  endUser?: string;
+}
+
+/**
+ * Spend by end user has daily rollups of its own, for the requests that named one, and no weekly
+ * or hourly ones (docs/spend.md, "Spend by end user"): a query that groups or filters by end user
+ * reads its whole weeks as days there, its whole hours as raw rows, and only the raw rows that
+ * name an end user. That table has the key, team, model and endpoint columns, not the deployment.
+ */
+const END_USER_ROLLUP = 'usage_daily_end_user';
+
+/** The split range with its whole weeks read as days and its whole hours as raw rows. */
+function asDays(range: SplitRange): SplitRange {
+  const periods = range.weeks ? [range.weeks, ...range.days] : range.days;
+  const raw = [...range.raw, ...range.hours];
+  if (periods.length === 0) return { weeks: null, days: [], hours: [], raw };
+  // Contiguous periods (days, weeks, days): the earliest start and the latest end bound them all.
+  const from = periods.map((period) => period.from).sort()[0];
+  const to = periods.map((period) => period.to).sort()[periods.length - 1];
+  return { weeks: null, days: [{ from, to }], hours: [], raw };
 }
 
 /**
@@ -127,6 +149,8 @@ export function rollupQuery(
   filters: RollupFilters,
   sets?: number[][],
 ): { sql: string; params: unknown[] } | null {
+  const endUsers = filters.endUser !== undefined || groups.includes(GROUP_COLUMNS.end_user);
+  const split = endUsers ? asDays(range) : range;
   const params: unknown[] = [];
   const param = (value: unknown, cast: string) => `$${params.push(value)}::${cast}`;
   const where = (source: Source) => {
@@ -138,6 +162,8 @@ export function rollupQuery(
       conditions.push(`"team_id" = ${param(filters.teamId, source === 'raw' ? 'uuid' : 'text')}`);
     }
     if (filters.model) conditions.push(`"public_model" = ${param(filters.model, 'text')}`);
+    if (filters.endUser) conditions.push(`"end_user" = ${param(filters.endUser, 'text')}`);
+    else if (endUsers && source === 'raw') conditions.push(`"end_user" IS NOT NULL`);
     return conditions.map((condition) => ` AND ${condition}`).join('');
   };
   const columns = (source: Source) =>
@@ -155,16 +181,17 @@ export function rollupQuery(
     to: string,
     cast: string,
   ) =>
-    `SELECT ${columns(source)}, ${measures.map((m) => `"${m}"`).join(', ')} FROM "usage_${source}"
+    `SELECT ${columns(source)}, ${measures.map((m) => `"${m}"`).join(', ')}
+      FROM "${source === 'daily' && endUsers ? END_USER_ROLLUP : `usage_${source}`}"
       WHERE "${period}" >= ${param(from, cast)} AND "${period}" < ${param(to, cast)}${where(source)}`;
-  if (range.weeks) parts.push(rollup('weekly', 'week', range.weeks.from, range.weeks.to, 'date'));
-  for (const days of range.days) parts.push(rollup('daily', 'day', days.from, days.to, 'date'));
-  for (const hours of range.hours)
+  if (split.weeks) parts.push(rollup('weekly', 'week', split.weeks.from, split.weeks.to, 'date'));
+  for (const days of split.days) parts.push(rollup('daily', 'day', days.from, days.to, 'date'));
+  for (const hours of split.hours)
     parts.push(
       rollup('hourly', 'hour', hours.from.toISOString(), hours.to.toISOString(), 'timestamptz'),
     );
-  if (range.raw.length > 0) {
-    const times = range.raw
+  if (split.raw.length > 0) {
+    const times = split.raw
       .map(
         ({ from, to }) =>
           `("created_at" >= ${param(from, 'timestamptz')} AND "created_at" < ${param(to, 'timestamptz')})`,
@@ -187,7 +214,7 @@ export function rollupQuery(
     ? `GROUPING SETS (${sets.map((set) => `(${set.map((index) => `"g${index}"`).join(', ')})`).join(', ')})`
     : keys;
   // Raw rows alone (a range within an hour, or buckets under an hour) are grouped once, not twice.
-  if (parts.length === 1 && range.raw.length > 0 && !sets)
+  if (parts.length === 1 && split.raw.length > 0 && !sets)
     return {
       sql: `SELECT ${outputs}, ${measures.map((m) => `"${m}"::text AS "${m}"`).join(', ')}
         FROM (${parts[0]}) AS "parts"`,

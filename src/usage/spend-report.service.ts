@@ -4,7 +4,7 @@ import { PrismaService } from '../database/prisma.service';
 import { compareText, DAY_MS, DEFAULT_REPORT_DAYS, dayOf, splitRange } from './report-range';
 import { GROUP_COLUMNS, rollupQuery, runRollupQuery } from './rollup-query';
 
-export const SPEND_GROUPS = ['key', 'team', 'model', 'deployment', 'day'] as const;
+export const SPEND_GROUPS = ['key', 'team', 'model', 'deployment', 'day', 'end_user'] as const;
 export type SpendGroupBy = (typeof SPEND_GROUPS)[number];
 
 export interface SpendQuery {
@@ -53,8 +53,9 @@ const MEASURES = [
 /**
  * Spend per key, team, model, deployment or day over whole UTC days, read from the weekly and
  * daily rollups, so a report costs one row per group and week (or day) however many requests
- * there were (docs/spend.md). Bounded: without `from` it covers DEFAULT_REPORT_DAYS before `to`
- * (default: through today).
+ * there were (docs/spend.md). Per end user, from the end users' daily rollup: only the requests
+ * that named one. Bounded: without `from` it covers DEFAULT_REPORT_DAYS before `to` (default:
+ * through today).
  */
 @Injectable()
 export class SpendReport {

@@ -44,7 +44,7 @@ export class UsagePartitions implements OnApplicationBootstrap, OnModuleDestroy 
    * Not awaited: the gateway may listen while the partitions are checked (one query) or made
    * (a transaction each). A row written meanwhile lands in the default partition and is moved into
    * its month when that partition is attached, so nothing waits and nothing is lost; start-up is
-   * 0.1-0.2 s shorter on the embedded database (docs/performance.md, "Seventh pass").
+   * 0.1-0.2 s shorter on the embedded database.
    */
   onApplicationBootstrap(): void {
     this.maintenance = this.maintainAndLog();

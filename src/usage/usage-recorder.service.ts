@@ -103,7 +103,7 @@ export class UsageRecorder implements OnApplicationBootstrap, BeforeApplicationS
    * started by flush() or the timer what was buffered when it began. A pass that went on until
    * the buffer was empty never ended under load: it wrote the 3-30 rows that arrived during each
    * insert, and Prisma's and pg's fixed cost per statement came to about 15 us of every request's
-   * CPU, against 5 us in full batches (docs/performance.md, "Eleventh pass").
+   * CPU, against 5 us in full batches.
    */
   private write(everything: boolean): Promise<void> {
     if (this.flushing)
@@ -159,7 +159,7 @@ export class UsageRecorder implements OnApplicationBootstrap, BeforeApplicationS
  * insert lands on a random leaf of that index, and after each checkpoint the first change to a
  * page writes the whole page to the WAL: measured on a 100-row batch into a table of a few
  * million rows, 77 full-page images and 506 kB of WAL against none and 51 kB, and 1.19 against
- * 0.83 ms of Postgres's time (docs/performance.md, "Twentieth pass").
+ * 0.83 ms of Postgres's time.
  */
 export function toUsageRow(outcome: CompletionOutcome, now = new Date()): UsageRow {
   return {
@@ -183,5 +183,6 @@ export function toUsageRow(outcome: CompletionOutcome, now = new Date()): UsageR
     priceVersion: outcome.cost?.priceVersion ?? null,
     teamId: outcome.teamId ?? null,
     latencyMs: outcome.latencyMs,
+    endUser: outcome.endUser ?? null,
   };
 }

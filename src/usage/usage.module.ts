@@ -27,7 +27,7 @@ import { AppConfig } from '../config/app-config';
       useFactory: (config: AppConfig): UsageRecorderOptions => ({
         flushIntervalMs: config.USAGE_FLUSH_INTERVAL_MS,
         // Not 500: batches that large raised the gateway's peak RSS by about 30 MiB under load
-        // for no CPU that the benchmark could resolve (docs/performance.md, "Eleventh pass").
+        // for no CPU that the benchmark could resolve.
         batchSize: 100,
         maxBuffered: 100_000,
         shutdownAttempts: 5,

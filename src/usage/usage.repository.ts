@@ -19,7 +19,7 @@ export interface UsageCount {
 const COLUMNS = `"id", "created_at", "request_id", "key_id", "public_model", "deployment", "status",
   "http_status", "error_code", "stream", "prompt_tokens", "completion_tokens", "cached_tokens",
   "cache_write_tokens", "reasoning_tokens", "cost_usd", "price_version", "team_id", "latency_ms",
-  "endpoint"`;
+  "endpoint", "end_user"`;
 
 const DAY = `("created_at" AT TIME ZONE 'UTC')::date`;
 const MEASURES = [
@@ -37,42 +37,60 @@ const MEASURES = [
   'latency_ms',
 ];
 
-/** The dimensions of the daily and weekly rollups, as inserted rows give them. */
+/** The grouping columns of the rollup tables, as each is read from the inserted rows. */
 const DIMENSIONS = {
   key_id: `"key_id"`,
+  // '' is "no team" / "no deployment" in the rollups.
   team_id: `COALESCE("team_id"::text, '')`,
   public_model: `"public_model"`,
   deployment: `COALESCE("deployment", '')`,
   endpoint: `"endpoint"`,
+  end_user: `"end_user"`,
 };
+type Dimension = keyof typeof DIMENSIONS;
+const USAGE_DIMENSIONS: Dimension[] = [
+  'key_id',
+  'team_id',
+  'public_model',
+  'deployment',
+  'endpoint',
+];
+const END_USER_DIMENSIONS: Dimension[] = [
+  'key_id',
+  'team_id',
+  'end_user',
+  'public_model',
+  'endpoint',
+];
 /** usage_hourly's: the team and deployment are left out (docs/usage.md, "Reports at scale"). */
-const HOURLY_DIMENSIONS = {
-  key_id: DIMENSIONS.key_id,
-  public_model: DIMENSIONS.public_model,
-  endpoint: DIMENSIONS.endpoint,
-};
+const HOURLY_DIMENSIONS: Dimension[] = ['key_id', 'public_model', 'endpoint'];
 
-/** Adds the inserted rows to one rollup table, per period (`periodSql` of created_at) and group. */
+/**
+ * Adds the inserted rows (those `where` keeps) to one rollup table, per period (`periodSql` of
+ * created_at) and group.
+ */
 function rollupUpsert(
   table: string,
   period: string,
   periodSql: string,
-  dimensions: Record<string, string>,
+  dimensions: Dimension[],
+  where = '',
 ): string {
-  const keys = [period, ...Object.keys(dimensions)].map((column) => `"${column}"`).join(', ');
-  const ordinals = [period, ...Object.keys(dimensions)].map((_column, i) => i + 1).join(', ');
+  const key = [period, ...dimensions].map((column) => `"${column}"`).join(', ');
+  const positions = [period, ...dimensions].map((_column, index) => index + 1).join(', ');
   return `
-INSERT INTO "${table}" AS d (${keys}, ${MEASURES.map((measure) => `"${measure}"`).join(', ')})
-SELECT ${periodSql}, ${Object.values(dimensions).join(', ')}, count(*),
-  count(*) FILTER (WHERE "status" = 'completed'),
+INSERT INTO "${table}" AS d (${key},
+  ${MEASURES.map((measure) => `"${measure}"`).join(', ')})
+SELECT ${periodSql}, ${dimensions.map((dimension) => DIMENSIONS[dimension]).join(', ')},
+  count(*), count(*) FILTER (WHERE "status" = 'completed'),
   count(*) FILTER (WHERE "status" = 'failed'), count(*) FILTER (WHERE "status" = 'aborted'),
   sum("prompt_tokens"), sum("completion_tokens"), COALESCE(sum("cached_tokens"), 0),
   COALESCE(sum("cache_write_tokens"), 0), COALESCE(sum("reasoning_tokens"), 0),
   COALESCE(sum("cost_usd"), 0), count(*) FILTER (WHERE "cost_usd" IS NULL), sum("latency_ms")
-FROM inserted
-GROUP BY ${ordinals}
-ORDER BY ${ordinals}
-ON CONFLICT (${keys}) DO UPDATE SET
+FROM inserted ${where}
+GROUP BY ${positions}
+ORDER BY ${positions}
+ON CONFLICT (${key}) DO UPDATE SET
   ${MEASURES.map((measure) => `"${measure}" = d."${measure}" + EXCLUDED."${measure}"`).join(',\n  ')}`;
 }
 
@@ -82,7 +100,8 @@ ON CONFLICT (${keys}) DO UPDATE SET
  * Thursdays, as the dashboard's 7-day buckets do), so rollups and raw records always agree
  * (docs/spend.md, "Spend reports and retention"). Days and hours are UTC. Rollup rows are upserted
  * in key order, so instances flushing at the same time lock them in the same order and cannot
- * deadlock.
+ * deadlock. The rows that name an end user are added to usage_daily_end_user as well
+ * (docs/spend.md, "Spend by end user").
  */
 const INSERT_BATCH = `
 WITH inserted AS (
@@ -92,13 +111,14 @@ WITH inserted AS (
     "public_model" text, "deployment" text, "status" "usage_status", "http_status" integer, "error_code" text,
     "stream" boolean, "prompt_tokens" integer, "completion_tokens" integer, "cached_tokens" integer,
     "cache_write_tokens" integer, "reasoning_tokens" integer, "cost_usd" numeric, "price_version" text,
-    "team_id" uuid, "latency_ms" integer, "endpoint" text)
+    "team_id" uuid, "latency_ms" integer, "endpoint" text, "end_user" text)
   ON CONFLICT DO NOTHING
   RETURNING *
 ),
-daily AS (${rollupUpsert('usage_daily', 'day', DAY, DIMENSIONS)}),
+daily AS (${rollupUpsert('usage_daily', 'day', DAY, USAGE_DIMENSIONS)}),
+end_users AS (${rollupUpsert('usage_daily_end_user', 'day', DAY, END_USER_DIMENSIONS, `WHERE "end_user" IS NOT NULL`)}),
 hourly AS (${rollupUpsert('usage_hourly', 'hour', `date_bin('1 hour', "created_at", TIMESTAMPTZ '1970-01-01 00:00:00+00')`, HOURLY_DIMENSIONS)})
-${rollupUpsert('usage_weekly', 'week', `${DAY} - ((${DAY} - DATE '1970-01-01') % 7)`, DIMENSIONS)}`;
+${rollupUpsert('usage_weekly', 'week', `${DAY} - ((${DAY} - DATE '1970-01-01') % 7)`, USAGE_DIMENSIONS)}`;
 
 function toRecord(row: UsageRow) {
   return {
@@ -123,6 +143,7 @@ function toRecord(row: UsageRow) {
     price_version: row.priceVersion,
     team_id: row.teamId,
     latency_ms: row.latencyMs,
+    end_user: row.endUser,
   };
 }
 
@@ -141,7 +162,7 @@ export class UsageRepository {
    */
   async insertMany(rows: UsageRow[]): Promise<void> {
     // On Prisma's pool, not through its client: the same statement and parameter, without the
-    // client's per-query work (about 4 % of a request's CPU, docs/performance.md, "Fourteenth pass").
+    // client's per-query work (about 4 % of a request's CPU).
     await this.prisma.pool.query(INSERT_BATCH, [JSON.stringify(rows.map(toRecord))]);
   }
 

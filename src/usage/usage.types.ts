@@ -24,6 +24,8 @@ export interface UsageRow {
   priceVersion: string | null;
   teamId: string | null;
   latencyMs: number;
+  /** The end user the request was made for (CompletionOutcome.endUser); null when none. */
+  endUser: string | null;
 }
 
 export type UsageGroupBy = 'key' | 'model';

@@ -13,9 +13,10 @@
 // within seconds, so that each round's ratio to the floor is taken on one VM speed); each target
 // topped up to BENCH_MIN_REQUESTS served, then BENCH_HOLD_STREAMS held at once and its peak RSS;
 // then the gateway's /v1/messages and /v1/responses (stored) each against its own
-// /v1/chat/completions, the same request translated for the same upstream
-// (BENCH_MESSAGES_ROUNDS=0, BENCH_RESPONSES_ROUNDS=0: none); last, start-up (startup.js). Output:
-// tables on stdout and BENCH_OUTPUT.
+// /v1/chat/completions, the same request translated for the same upstream, and its
+// /v1/embeddings (100 inputs) against the floor's (BENCH_MESSAGES_ROUNDS, BENCH_RESPONSES_ROUNDS,
+// BENCH_EMBEDDINGS_ROUNDS; 0: none); last, start-up (startup.js). Output: tables on stdout and
+// BENCH_OUTPUT.
 const { writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { Agent, request } = require('undici');
@@ -45,27 +46,21 @@ const settings = {
   startupRounds: number('BENCH_STARTUP_ROUNDS', 5, 1),
   messagesRounds: number('BENCH_MESSAGES_ROUNDS', 10, 2),
   responsesRounds: number('BENCH_RESPONSES_ROUNDS', 10, 2),
+  embeddingsRounds: number('BENCH_EMBEDDINGS_ROUNDS', 10, 2),
   database: env.BENCH_DATABASE_URL ? 'external Postgres' : 'embedded PGlite',
 };
 const OUTPUT = env.BENCH_OUTPUT ?? join(__dirname, '..', '..', 'bench-results.json');
 
 /** `count` streams open at once; each must end with [DONE]. */
 async function hold(target, count) {
-  const dispatcher = new Agent({
-    connections: count + 10,
-    headersTimeout: 60_000,
-    bodyTimeout: 60_000,
-  });
-  const options = {
-    method: 'POST',
-    headers: requests.chatHeaders(target.key),
-    body: requests.chatBody('bench-hold', true),
-    dispatcher,
-  };
+  const timeouts = { headersTimeout: 60_000, bodyTimeout: 60_000 };
+  const dispatcher = new Agent({ connections: count + 10, ...timeouts });
+  const { url, ...held } = requests.requestOf(target, true, 'bench-hold');
+  const options = { ...held, dispatcher };
   const results = await Promise.all(
     Array.from({ length: count }, async () => {
       try {
-        const answer = await request(`${target.base}/chat/completions`, options);
+        const answer = await request(url, options);
         let text = '';
         for await (const chunk of answer.body) text = (text + chunk.toString()).slice(-64);
         return answer.statusCode === 200 && text.includes('[DONE]');
@@ -78,23 +73,23 @@ async function hold(target, count) {
   return results.filter((ok) => !ok).length;
 }
 
-/** Paired rounds of one shape over the targets, the first the reference, with the upstream timed alone. */
-function pairedRounds(targets, stream, direct, label = '', rounds = settings.rounds) {
-  return requests.runPairedRounds(targets, {
-    ...settings,
-    rounds,
-    stream,
-    direct,
-    afterRound: (round) =>
-      process.stderr.write(`${label}${stream ? 'streams' : 'JSON'} round ${round + 1}/${rounds}\n`),
-  });
+/**
+ * Paired rounds of one shape over the targets, the first the reference, with the upstream timed
+ * alone; `load` overrides the settings' rounds, roundS or connections.
+ */
+function pairedRounds(targets, stream, direct, label = '', load = {}) {
+  const options = { ...settings, ...load, stream, direct };
+  const shape = stream ? 'streams' : 'JSON';
+  const afterRound = (round) =>
+    process.stderr.write(`${label}${shape} round ${round + 1}/${options.rounds}\n`);
+  return requests.runPairedRounds(targets, { ...options, afterRound });
 }
 
 /**
  * One shape's rows: per target its median over rounds and, beside the floor's, the median of the
  * rounds' ratios to it (with the interquartile range) or of the rounds' differences to it.
  */
-function shapeRows(targets, result, stream) {
+function shapeRows(targets, result, stream, connections = settings.connections) {
   const what = stream ? `${settings.chunks}-chunk stream` : 'JSON request';
   const ratio = (perTarget, index) => {
     const { ratioMedian, ratioIqr } = stats.ratioToFirst(perTarget, index);
@@ -107,13 +102,9 @@ function shapeRows(targets, result, stream) {
   const added = result.p50.map((rounds) => rounds.map((p50, round) => p50 - result.direct[round]));
   return [
     [`CPU per ${what} (ms)`, result.cpu, ratio],
+    [`${stream ? 'streams' : 'JSON requests'}/s, concurrency ${connections}`, result.rps, ratio],
     [
-      `${stream ? 'streams' : 'JSON requests'}/s, concurrency ${settings.connections}`,
-      result.rps,
-      ratio,
-    ],
-    [
-      `${stream ? 'stream' : 'JSON'} p99 at concurrency ${settings.connections} (ms)`,
+      `${stream ? 'stream' : 'JSON'} p99 at concurrency ${connections} (ms)`,
       result.p99Loaded,
       ratio,
     ],
@@ -129,18 +120,18 @@ function shapeRows(targets, result, stream) {
 }
 
 /**
- * The gateway's `route` against its own /v1/chat/completions, the same request (issues 49 and 50:
- * CPU within 1.3x; for /v1/responses the store's write must not reach the first token).
+ * A route against the same request on a reference, JSON and streams (or the route's `shapes`, at
+ * its `load`):
+ * the gateway's /v1/messages and /v1/responses against its /v1/chat/completions (issues 49 and
+ * 50: CPU within 1.3x; for /v1/responses the store's write must not reach the first token), its
+ * /v1/embeddings against the floor's (issue 51). No rounds: no rows.
  */
-async function routeRows(gateway, direct, route, rounds) {
-  const routes = [
-    { ...gateway, name: 'chat completions' },
-    { ...gateway, ...route },
-  ];
+async function routeRows([reference, route], direct, rounds) {
   const rows = [];
-  for (const stream of [false, true]) {
-    const result = await pairedRounds(routes, stream, direct, `${route.name} `, rounds);
-    rows.push(...shapeRows(routes, result, stream));
+  for (const stream of rounds > 0 ? (route.shapes ?? [false, true]) : []) {
+    const load = { rounds, ...route.load };
+    const result = await pairedRounds([reference, route], stream, direct, `${route.name} `, load);
+    rows.push(...shapeRows([reference, route], result, stream, load.connections));
   }
   return rows;
 }
@@ -161,19 +152,17 @@ function table(rows) {
 async function main() {
   const upstream = await spawnFakeUpstream();
   const targets = [];
-  const start = { upstreamUrl: upstream.url, cpu: TARGET_CPU };
+  // Gateways serve `bench-embed` too (older builds, which bench:ab may start, would refuse it).
+  const start = { upstreamUrl: upstream.url, cpu: TARGET_CPU, embeddings: true };
   const machineAtStart = stats.machineLine();
   try {
     targets.push({ name: 'floor', ...(await startFloor('floor', start)) });
     if (env.BENCH_NEST_FLOOR !== '0')
       targets.push({ name: 'nest floor', ...(await startFloor('nest-floor', start)) });
-    const gateway = (name, redisUrl) => startGateway({ ...start, name, redisUrl });
-    targets.push({ name: 'gateway', ...(await gateway('gateway', '')) });
-    if (env.BENCH_REDIS_URL)
-      targets.push({
-        name: 'gateway, Redis',
-        ...(await gateway('gateway-redis', env.BENCH_REDIS_URL)),
-      });
+    const gateway = async (label, name, redisUrl) =>
+      targets.push({ name: label, ...(await startGateway({ ...start, name, redisUrl })) });
+    await gateway('gateway', 'gateway', '');
+    if (env.BENCH_REDIS_URL) await gateway('gateway, Redis', 'gateway-redis', env.BENCH_REDIS_URL);
     // After V8's memory reducer has run: until then the young generation holds what start-up grew.
     await stats.sleep(settings.idleSettleMs);
     for (const target of targets) target.idleRss = stats.memory(target.pid).rss;
@@ -191,11 +180,7 @@ async function main() {
       target.errors = json.errors[index] + streams.errors[index];
       target.errors += json.sequentialErrors[index] + streams.sequentialErrors[index];
       while (target.served < settings.minRequests) {
-        const run = await requests.saturate(target, {
-          stream: false,
-          seconds: 2,
-          connections: settings.connections,
-        });
+        const run = await requests.saturate(target, { ...settings, stream: false, seconds: 2 });
         target.served += run.requests;
         target.errors += run.errors;
       }
@@ -204,18 +189,19 @@ async function main() {
       await stats.sleep(500);
       target.peakRss = stats.memory(target.pid).hwm;
     }
+    const { ROUTES } = requests;
+    const named = (target, name, route = {}) => ({ ...target, name, ...route });
     const gatewayTarget = targets.find((target) => target.name === 'gateway');
+    const chat = named(gatewayTarget, 'chat completions');
     // The same body suits both APIs (model, messages, max_tokens, stream), and so does the key.
-    const messagesRoute = { name: '/v1/messages', path: '/messages' };
-    const messages =
-      settings.messagesRounds > 0
-        ? await routeRows(gatewayTarget, direct, messagesRoute, settings.messagesRounds)
-        : [];
-    const responsesRoute = { name: '/v1/responses', ...requests.RESPONSES };
-    const responses =
-      settings.responsesRounds > 0
-        ? await routeRows(gatewayTarget, direct, responsesRoute, settings.responsesRounds)
-        : [];
+    const messagesRoute = named(gatewayTarget, '/v1/messages', { path: '/messages' });
+    const messages = await routeRows([chat, messagesRoute], direct, settings.messagesRounds);
+    const responsesRoute = named(gatewayTarget, '/v1/responses', ROUTES.responses);
+    const responses = await routeRows([chat, responsesRoute], direct, settings.responsesRounds);
+    const embed = (target, name) => named(target, `${name} /v1/embeddings`, ROUTES.embeddings);
+    const embedRoutes = [embed(targets[0], 'floor'), embed(gatewayTarget, 'gateway')];
+    const rounds = settings.embeddingsRounds;
+    const embeddings = await routeRows(embedRoutes, embed(direct, 'upstream'), rounds);
     await Promise.all(targets.map((target) => stats.stopChild(target.child)));
     const startup =
       settings.startupRounds > 0 ? await measureStartup(settings.startupRounds) : null;
@@ -246,8 +232,8 @@ async function main() {
         `then ${settings.sequential} one at a time; database ${settings.database}; targets on CPU ${TARGET_CPU}; medians over rounds, "/ floor" the median of the rounds' ratios or differences\n`,
     );
     console.log(table(rows));
-    if (messages.length > 0) console.log(`\n${table(messages)}`);
-    if (responses.length > 0) console.log(`\n${table(responses)}`);
+    for (const routes of [messages, responses, embeddings])
+      if (routes.length > 0) console.log(`\n${table(routes)}`);
     if (startup) console.log(`\n${describeStartup(startup)}`);
     const machine = { atStart: machineAtStart, atEnd: stats.machineLine() };
     console.log(
@@ -255,7 +241,8 @@ async function main() {
     );
     // eslint-disable-next-line no-unused-vars
     const raw = targets.map(({ child, pid, base, key, ...figures }) => figures);
-    const output = { settings, machine, rows, messages, responses, startup, json, streams, raw };
+    const output = { settings, machine, rows, messages, responses, embeddings, startup };
+    Object.assign(output, { json, streams, raw });
     writeFileSync(OUTPUT, JSON.stringify({ date: new Date(), ...output }, null, 2));
     console.log(`\nwritten to ${OUTPUT}`);
   } finally {

@@ -3,7 +3,8 @@
 // answers after BENCH_UPSTREAM_LATENCY_MS (1), in JSON or, when the body asks for `stream`, as SSE
 // with BENCH_STREAM_CHUNKS (50) content events BENCH_STREAM_DELAY_MS (0: one per event-loop turn)
 // apart. A model ending in `-hold` streams BENCH_HOLD_CHUNKS (20) events BENCH_HOLD_DELAY_MS (100)
-// apart: the held streams. Prints `listening <port>` when ready.
+// apart: the held streams. POST .../embeddings answers one vector of BENCH_EMBEDDING_DIMENSIONS
+// (1536) floats per input. Prints `listening <port>` when ready.
 const { spawn } = require('node:child_process');
 const { createServer } = require('node:http');
 
@@ -13,6 +14,7 @@ const CHUNKS = setting('BENCH_STREAM_CHUNKS', 50);
 const CHUNK_DELAY_MS = setting('BENCH_STREAM_DELAY_MS', 0);
 const HOLD_CHUNKS = setting('BENCH_HOLD_CHUNKS', 20);
 const HOLD_DELAY_MS = setting('BENCH_HOLD_DELAY_MS', 100);
+const DIMENSIONS = setting('BENCH_EMBEDDING_DIMENSIONS', 1536);
 
 // The answer as OpenAI sends it, one short message.
 const COMPLETION =
@@ -27,6 +29,14 @@ const NEXT = event({ choices: [{ index: 0, delta: { content: 'word ' }, finish_r
 const STOP = event({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
 const usage = (n) =>
   event({ choices: [], usage: { prompt_tokens: 12, completion_tokens: n, total_tokens: 12 + n } });
+
+// A vector as OpenAI writes one (about ten significant digits), the same for every input.
+const VECTOR = `[${Array.from({ length: DIMENSIONS }, (_, i) => (Math.sin(i + 1) / 25).toPrecision(10))}]`;
+const embeddingLists = {};
+/** OpenAI's answer to `count` inputs, written once per count. */
+const embeddingList = (count) =>
+  (embeddingLists[count] ??=
+    `{"object":"list","data":[${Array.from({ length: count }, (_, index) => `{"object":"embedding","index":${index},"embedding":${VECTOR}}`)}],"model":"bench-embed","usage":{"prompt_tokens":${count},"total_tokens":${count}}}`);
 
 const pause = (ms) =>
   new Promise((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve)));
@@ -63,11 +73,14 @@ function listen() {
             hold ? HOLD_DELAY_MS : CHUNK_DELAY_MS,
           );
         }
+        const answer = request.url.endsWith('/embeddings')
+          ? embeddingList([].concat(parsed.input).length)
+          : COMPLETION;
         response.writeHead(200, {
           'content-type': 'application/json',
-          'content-length': Buffer.byteLength(COMPLETION),
+          'content-length': Buffer.byteLength(answer),
         });
-        response.end(COMPLETION);
+        response.end(answer);
       }, LATENCY_MS),
     );
   });

@@ -1,20 +1,16 @@
 #!/usr/bin/env node
 // The design's floor (docs/performance.md): floor-proxy.js's work (the same express.json body
-// parser, undici pool and relay; a JSON answer parsed and sent again, SSE piped as it comes)
+// parser, undici pool and `forward`; a JSON answer parsed and sent again, SSE piped as it comes)
 // done inside the pipeline the gateway's design fixes: a NestJS controller on
 // @nestjs/platform-express with one guard, one interceptor, a @Body() parameter and a
 // passthrough @Res(). No key lookup, limits, logs or metrics: what separates it from
 // floor-proxy.js is what Nest's request pipeline alone costs. Prints `listening <port>`.
 require('reflect-metadata');
 const express = require('express');
-const { Pool } = require('undici');
 const nest = require('@nestjs/common');
 const { NestFactory } = require('@nestjs/core');
 const { map } = require('rxjs');
-
-const upstream = new URL(process.env.UPSTREAM_URL);
-const pool = new Pool(upstream.origin, { connections: 2048, pipelining: 1 });
-const path = `${upstream.pathname.replace(/\/$/, '')}/chat/completions`;
+const { forward } = require('./floor-proxy');
 
 /** Reads the bearer token as any key guard must, and lets every request through. */
 class BearerPresentGuard {
@@ -32,12 +28,7 @@ class PassThroughInterceptor {
 
 class ProxyController {
   async create(body, response) {
-    const answer = await pool.request({
-      method: 'POST',
-      path,
-      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
-      body: JSON.stringify(body),
-    });
+    const answer = await forward('/chat/completions', body);
     response.status(answer.statusCode);
     response.setHeader('content-type', answer.headers['content-type'] ?? 'application/json');
     if (body.stream) return new nest.StreamableFile(answer.body);

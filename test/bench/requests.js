@@ -13,21 +13,39 @@ const chatBody = (model, stream) =>
     stream,
   });
 
-/**
- * The same request on /v1/responses, stored (the default): a target spread from it sends its
- * body to its path and times a stream to its first text delta.
- */
-const RESPONSES = {
-  path: '/responses',
-  firstContent: 'output_text.delta',
-  body: (model, stream) =>
-    JSON.stringify({ model, input: 'Say something short.', max_output_tokens: 64, stream }),
+const TEXTS = Array.from({ length: 100 }, (_, i) => `Sentence ${i} of a document, to embed.`);
+
+/** Other requests than a chat completion: a target spread from one sends its body to its path. */
+const ROUTES = {
+  /** The same request on /v1/responses, stored (the default); a stream timed to its first delta. */
+  responses: {
+    path: '/responses',
+    firstContent: 'output_text.delta',
+    body: (model, stream) =>
+      JSON.stringify({ model, input: 'Say something short.', max_output_tokens: 64, stream }),
+  },
+  /**
+   * 100 texts, in floats as the gateway asks its upstream (it encodes base64 itself); no stream.
+   * An answer of 2.2 MB costs tens of ms: at concurrency 32 a round would end with most requests
+   * still running, their CPU counted and they not (docs/performance.md).
+   */
+  embeddings: {
+    path: '/embeddings',
+    shapes: [false],
+    load: { connections: 2, roundS: 3 },
+    body: () => JSON.stringify({ model: 'bench-embed', input: TEXTS, encoding_format: 'float' }),
+  },
 };
 
-const chatHeaders = (key) => ({
-  'content-type': 'application/json',
-  authorization: `Bearer ${key}`,
-});
+/**
+ * What a target is sent: its URL, and undici's or autocannon's method, headers and body. `target`:
+ * { base (…/v1), key, path (default /chat/completions), body (default chatBody) }.
+ */
+function requestOf(target, stream, model = 'bench-model') {
+  const url = `${target.base}${target.path ?? '/chat/completions'}`;
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${target.key}` };
+  return { url, method: 'POST', headers, body: (target.body ?? chatBody)(model, stream) };
+}
 
 /**
  * Sends one chat completion and reads its answer to the end: when it was sent, when its first
@@ -53,15 +71,12 @@ async function sendOne(url, options, stream, marker = '"content"') {
 /**
  * `count` requests one at a time (after 20 not counted) on one connection: latency to the last
  * byte (JSON) or to the first content event (SSE), in ms; a request not answered 200 is counted
- * as an error, not timed. `target`: { base (…/v1), key, path (default /chat/completions), body
- * (default chatBody), firstContent (the text that marks a stream's first content) }.
+ * as an error, not timed. `target`: requestOf's, and firstContent (the text that marks a stream's
+ * first content).
  */
 async function sequential(target, stream, count) {
-  const dispatcher = new Agent({ connections: 1 });
-  const url = `${target.base}${target.path ?? '/chat/completions'}`;
-  const headers = chatHeaders(target.key);
-  const body = (target.body ?? chatBody)('bench-model', stream);
-  const options = { method: 'POST', headers, body, dispatcher };
+  const { url, ...sent } = requestOf(target, stream);
+  const options = { ...sent, dispatcher: new Agent({ connections: 1 }) };
   const times = [];
   let errors = 0;
   for (let i = 0; i < count + 20; i++) {
@@ -72,27 +87,20 @@ async function sequential(target, stream, count) {
       times.push(Number(reached - one.sent) / 1e6);
     }
   }
-  await dispatcher.close();
+  await options.dispatcher.close();
   return { p50: median(times), requests: count + 20, errors };
 }
 
 /**
  * Chat completions (streams with `stream`) at `connections` for `seconds` with autocannon:
  * requests done, requests/s, latency p50 and p99 (ms), CPU time per request from the target's own
- * counters, and errors (failed, timed out or not 2xx). `target`: { base, key, pid, path?, body? }.
+ * counters, and errors (failed, timed out or not 2xx). `target`: requestOf's, and its pid.
  */
 function saturate(target, { stream, seconds, connections }) {
   const cpuBefore = cpuSeconds(target.pid);
   return new Promise((resolve, reject) => {
     autocannon(
-      {
-        url: `${target.base}${target.path ?? '/chat/completions'}`,
-        method: 'POST',
-        headers: chatHeaders(target.key),
-        body: (target.body ?? chatBody)('bench-model', stream),
-        connections,
-        duration: seconds,
-      },
+      { ...requestOf(target, stream), connections, duration: seconds },
       (error, result) => {
         if (error) return reject(error);
         const done = result.requests.total;
@@ -132,8 +140,7 @@ async function runPairedRounds(targets, options) {
     served: zeros(),
   };
   const load = (index, seconds) => {
-    const shape = { stream: options.stream, seconds, connections: options.connections };
-    return saturate(targets[index], shape).then((run) => {
+    return saturate(targets[index], { ...options, seconds }).then((run) => {
       result.errors[index] += run.errors;
       result.served[index] += run.requests;
       return run;
@@ -164,4 +171,4 @@ async function runPairedRounds(targets, options) {
   return result;
 }
 
-module.exports = { RESPONSES, chatBody, chatHeaders, runPairedRounds, saturate, sequential };
+module.exports = { ROUTES, requestOf, runPairedRounds, saturate, sequential };

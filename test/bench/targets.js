@@ -66,19 +66,19 @@ function createKey(root, env, name) {
 
 /**
  * Starts the build at `root` (after `npm run build`) on core `cpu` with its start:prod runtime,
- * serving `bench-model` and `bench-hold` from `upstreamUrl`, in a folder of its own, on
+ * serving `bench-model`, `bench-hold` and with `embeddings` (builds before it refuse `type`) the
+ * embedding model `bench-embed` from `upstreamUrl`, in a folder of its own, on
  * BENCH_DATABASE_URL or the embedded database: { child, pid, base, key, startMs } once healthy.
  */
-async function startGateway({ root = CHECKOUT, name, upstreamUrl, cpu, redisUrl = '' }) {
+async function startGateway(options) {
+  const { root = CHECKOUT, name, upstreamUrl, cpu, redisUrl = '', embeddings = false } = options;
   const databaseUrl = process.env.BENCH_DATABASE_URL;
   const dir = mkdtempSync(join(tmpdir(), `gateway-bench-${name}-`));
   const config = join(dir, 'gateway.yaml');
-  const deployment = (model) =>
-    `    - provider: openai\n      base_url: ${upstreamUrl}\n      api_key: sk-bench\n      model: ${model}\n`;
-  writeFileSync(
-    config,
-    `models:\n  bench-model:\n${deployment('bench-model')}  bench-hold:\n${deployment('bench-hold')}`,
-  );
+  const deployment = (model, type = '') =>
+    `  ${model}:\n    - provider: openai\n      base_url: ${upstreamUrl}\n      api_key: sk-bench\n      model: ${model}\n${type}`;
+  const embed = embeddings ? deployment('bench-embed', '      type: embedding\n') : '';
+  writeFileSync(config, `models:\n${deployment('bench-model')}${deployment('bench-hold')}${embed}`);
   const logFile = join(dir, 'gateway.log');
   // Readiness from /health, not from a log line, which LOG_LEVEL may leave out.
   const port = await closedPort();

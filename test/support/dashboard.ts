@@ -26,6 +26,11 @@ export async function dashboardSignIn(
     .send({ admin_key: adminKey });
   if (response.status !== 200)
     throw new Error(`sign-in failed: ${response.status} ${JSON.stringify(response.body)}`);
-  const setCookie = ([] as string[]).concat(response.headers['set-cookie'] ?? [])[0];
+  // The session's own cookie, not one that expires a stray cookie of the same name.
+  const setCookie = ([] as string[])
+    .concat(response.headers['set-cookie'] ?? [])
+    .find(
+      (line) => line.startsWith('gateway_dashboard=') && !line.startsWith('gateway_dashboard=;'),
+    )!;
   return { cookie: setCookie.split(';')[0], csrf: response.body.csrf_token, setCookie };
 }

@@ -79,6 +79,17 @@ export function postStream(
   });
 }
 
+/** postStream, then the whole body as text once the server has ended it. */
+export async function streamToEnd(
+  baseUrl: string,
+  key: string,
+  body: unknown,
+): Promise<{ stream: RawStream; text: string }> {
+  const stream = await postStream(baseUrl, key, body);
+  await stream.ended;
+  return { stream, text: stream.bytes().toString('utf8') };
+}
+
 /** Splits an SSE body into its events (the text between blank lines), dropping the final empty rest. */
 export function sseEvents(body: string): string[] {
   const events = body.split('\n\n');

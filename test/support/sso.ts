@@ -7,6 +7,8 @@ export interface SsoSignIn {
   /** `gateway_dashboard=...` when a session was made. */
   cookie: string | null;
   setCookies: string[];
+  /** The callback answer's Cache-Control. */
+  cacheControl: string | undefined;
   /** The callback as the provider sent the browser to it, and the transaction cookie it carried. */
   callback: string;
   signInCookie: string;
@@ -40,7 +42,7 @@ export async function deliverCallback(
   gatewayUrl: string,
   callback: string,
   signInCookie: string,
-): Promise<Pick<SsoSignIn, 'location' | 'cookie' | 'setCookies'>> {
+): Promise<Pick<SsoSignIn, 'location' | 'cookie' | 'setCookies' | 'cacheControl'>> {
   const answer = await request(gatewayUrl).get(callback).set('Cookie', signInCookie).redirects(0);
   if (answer.status !== 303) throw new Error(`callback: ${answer.status} ${answer.text}`);
   const setCookies = ([] as string[]).concat(answer.headers['set-cookie'] ?? []);
@@ -48,6 +50,7 @@ export async function deliverCallback(
     location: answer.headers.location,
     cookie: cookieOf(setCookies, 'gateway_dashboard')?.split(';')[0] ?? null,
     setCookies,
+    cacheControl: answer.headers['cache-control'],
   };
 }
 

@@ -32,8 +32,11 @@ function currentPage() {
   return Object.keys(pages).find(allowed);
 }
 
+/** Replaces the page; absent parts (null, undefined, false) are left out, never written as text. */
 function show(...nodes) {
-  main.replaceChildren(...nodes);
+  main.replaceChildren(
+    ...nodes.filter((node) => node !== null && node !== undefined && node !== false),
+  );
 }
 
 async function renderSignIn(message) {

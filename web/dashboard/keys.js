@@ -4,12 +4,15 @@ import { copyButton, formatDate, h, toast } from './dom.js';
 const PER_PAGE = 20;
 const state = { search: '', page: 1 };
 
+/** A key's own limits, e.g. "60 rpm, 5000 tokens/day, $2.50/day"; absent ones are not shown. */
 function limits(key) {
   const parts = [];
-  if (key.rpm_limit !== null) parts.push(`${key.rpm_limit} rpm`);
-  if (key.tpm_limit !== null) parts.push(`${key.tpm_limit} tpm`);
-  if (key.token_budget !== null)
-    parts.push(`${key.token_budget} tokens/${key.budget_period ?? 'month'}`);
+  if (key.rpm_limit != null) parts.push(`${key.rpm_limit} rpm`);
+  if (key.tpm_limit != null) parts.push(`${key.tpm_limit} tpm`);
+  // The API sets a budget with its period; a key from before that rule uses KEY_BUDGET_PERIOD.
+  const per = key.budget_period ? `/${key.budget_period}` : ' per default period';
+  if (key.token_budget != null) parts.push(`${key.token_budget} tokens${per}`);
+  if (key.budget_usd != null) parts.push(`$${key.budget_usd}${per}`);
   return parts.length ? parts.join(', ') : 'defaults';
 }
 
@@ -42,10 +45,19 @@ function createForm(models, create, onCreated, onError) {
   const rpm = h('input', { id: 'key-rpm', type: 'number', min: 0, inputmode: 'numeric' });
   const tpm = h('input', { id: 'key-tpm', type: 'number', min: 0, inputmode: 'numeric' });
   const budget = h('input', { id: 'key-budget', type: 'number', min: 1, inputmode: 'numeric' });
+  // Dollars as the API takes them: a decimal string with at most 6 places (docs/spend.md).
+  const budgetUsd = h('input', {
+    id: 'key-budget-usd',
+    inputmode: 'decimal',
+    pattern: '\\d+(\\.\\d{1,6})?',
+    title: 'US dollars, e.g. 25.50',
+    autocomplete: 'off',
+  });
+  // The periods the API takes, from the API; sent only with a token or dollar budget.
   const period = h(
     'select',
     { id: 'key-period' },
-    ['', 'day', 'month', 'total'].map((p) => h('option', { value: p }, p || 'default')),
+    create.budget_periods.map((p) => h('option', { value: p, selected: p === 'month' }, p)),
   );
   // A team admin creates keys in their teams, a member without a team (docs/sso.md, "Roles").
   const team = h(
@@ -69,6 +81,7 @@ function createForm(models, create, onCreated, onError) {
       field('Requests per minute', rpm),
       field('Tokens per minute', tpm),
       field('Token budget', budget),
+      field('Dollar budget (USD)', budgetUsd),
       field('Budget period', period),
       field('Expires at', expires),
       create.teams.length ? field('Team', team) : null,
@@ -84,13 +97,16 @@ function createForm(models, create, onCreated, onError) {
   const number = (input) => (input.value === '' ? undefined : Number(input.value));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
+    const usd = budgetUsd.value.trim() || undefined;
+    const tokens = number(budget);
     try {
       const created = await call('POST', '/keys', {
         name: name.value.trim(),
         rpm_limit: number(rpm),
         tpm_limit: number(tpm),
-        token_budget: number(budget),
-        budget_period: period.value || undefined,
+        token_budget: tokens,
+        budget_usd: usd,
+        budget_period: tokens !== undefined || usd !== undefined ? period.value : undefined,
         team_id: team.value || undefined,
         expires_at: expires.value ? new Date(expires.value).toISOString() : undefined,
         allowed_models: modelBoxes.filter((box) => box.checked).map((box) => box.value),

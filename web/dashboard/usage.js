@@ -1,4 +1,5 @@
 import { call } from './api.js';
+import { toCsv } from './csv.js';
 import { h } from './dom.js';
 
 const RANGES = [
@@ -23,7 +24,19 @@ const COLORS = [
   '#be185d',
   '#4d7c0f',
 ];
-const state = { range: '24h', groupBy: 'key' };
+const state = { range: '24h', groupBy: 'key', endUser: '' };
+const CSV_HEADER = [
+  'time',
+  'group_by',
+  'group',
+  'requests',
+  'errors',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'avg_latency_ms',
+  'cost_usd',
+];
 /** The Group choices: the series of the API answer each reads, and its column heading. */
 const GROUPS = {
   key: { series: 'by_key', option: 'Per key', column: 'Key' },
@@ -86,47 +99,36 @@ function chart(container, title, data, groups, field) {
   return new window.uPlot(options, alignedData(data, groups, field), container);
 }
 
-function toCsv(data) {
-  const lines = [
-    'time,group_by,group,requests,errors,prompt_tokens,completion_tokens,total_tokens,avg_latency_ms,cost_usd',
-  ];
-  // A name a spreadsheet would run as a formula gets a leading ', as /admin/spend's CSV does.
-  const quote = (value) =>
-    `"${String(value)
-      .replace(/^[=+\-@]/, "'$&")
-      .replaceAll('"', '""')}"`;
-  for (const [groupBy, { series }] of Object.entries(GROUPS)) {
-    const groups = data[series];
-    for (const g of groups) {
+/** Every series of the answer, one line per group and bucket; cost_usd empty when unknown. */
+function usageCsv(data) {
+  const rows = [];
+  for (const [groupBy, { series }] of Object.entries(GROUPS))
+    for (const g of data[series])
       for (const p of g.points)
-        lines.push(
-          [
-            p.t,
-            groupBy,
-            quote(g.name),
-            p.requests,
-            p.errors,
-            p.prompt_tokens,
-            p.completion_tokens,
-            p.total_tokens,
-            p.avg_latency_ms,
-            // Empty, not 0, when no request of the bucket had a price: the cost is unknown.
-            p.cost_usd ?? '',
-          ].join(','),
-        );
-    }
-  }
-  return `${lines.join('\n')}\n`;
+        rows.push([
+          p.t,
+          groupBy,
+          g.name,
+          p.requests,
+          p.errors,
+          p.prompt_tokens,
+          p.completion_tokens,
+          p.total_tokens,
+          p.avg_latency_ms,
+          // Empty, not 0, when no request of the bucket had a price: the cost is unknown.
+          p.cost_usd,
+        ]);
+  return toCsv(CSV_HEADER, rows, ['cost_usd']);
 }
 
 export async function renderUsage({ show, onError }) {
   const range = RANGES.find((r) => r.value === state.range);
   const to = new Date();
   const from = new Date(to.getTime() - range.ms);
-  const data = await call(
-    'GET',
-    `/usage?${new URLSearchParams({ from: from.toISOString(), to: to.toISOString() })}`,
-  );
+  const query = { from: from.toISOString(), to: to.toISOString() };
+  // One end user's requests only (docs/spend.md, "Spend by end user"); empty: everyone's.
+  if (state.endUser) query.end_user = state.endUser;
+  const data = await call('GET', `/usage?${new URLSearchParams(query)}`);
   const group = GROUPS[state.groupBy];
   const groups = data[group.series];
   const rerender = () => renderUsage({ show, onError }).catch(onError);
@@ -155,7 +157,18 @@ export async function renderUsage({ show, onError }) {
       h('option', { value, selected: state.groupBy === value }, choice.option),
     ),
   );
-  const csvUrl = URL.createObjectURL(new Blob([toCsv(data)], { type: 'text/csv' }));
+  const endUserInput = h('input', {
+    id: 'usage-end-user',
+    type: 'search',
+    maxlength: 256,
+    placeholder: 'All end users',
+    value: state.endUser,
+    onchange: (e) => {
+      state.endUser = e.target.value.trim();
+      rerender();
+    },
+  });
+  const csvUrl = URL.createObjectURL(new Blob([usageCsv(data)], { type: 'text/csv' }));
   const controls = h(
     'div',
     { class: 'row' },
@@ -163,6 +176,8 @@ export async function renderUsage({ show, onError }) {
     rangeSelect,
     h('label', { for: 'usage-group' }, 'Group'),
     groupSelect,
+    h('label', { for: 'usage-end-user' }, 'End user'),
+    endUserInput,
     h(
       'a',
       {
@@ -197,7 +212,12 @@ export async function renderUsage({ show, onError }) {
     h(
       'section',
       { class: 'card', 'aria-labelledby': 'usage-title' },
-      h('h2', { id: 'usage-title' }, `${range.label}, ${group.option.toLowerCase()}`),
+      h(
+        'h2',
+        { id: 'usage-title' },
+        `${range.label}, ${group.option.toLowerCase()}`,
+        state.endUser ? `, end user ${state.endUser}` : '',
+      ),
       controls,
       h(
         'table',

@@ -23,7 +23,7 @@ export function budgetPeriodAt(period: BudgetPeriod, now: number): PeriodWindow 
   // The latest time a JavaScript Date can hold: the counter's window never ends.
   if (period === 'total') return TOTAL_WINDOW;
   // Every request with a budget asks, and the answer changes once a day or a month: the last
-  // window of each period is kept while `now` is inside it (docs/performance.md, "Sixteenth pass").
+  // window of each period is kept while `now` is inside it.
   const last = lastWindows[period];
   if (last && now >= last.startsAt && now < last.window.endsAt) return last.window;
   const date = new Date(now);

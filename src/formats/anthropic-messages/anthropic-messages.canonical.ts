@@ -40,6 +40,7 @@ export function toCanonicalRequest(
     model: body.model,
     messages,
     parameters,
+    endUser: body.metadata?.user_id ?? undefined,
     native: {
       provider: 'anthropic',
       body: body as unknown as Record<string, unknown>,

@@ -1,11 +1,11 @@
 /**
  * What POST /v1/messages does with each field of Anthropic's Messages API when the deployment is
- * not Anthropic's (README "Compatibility matrix", /v1/messages). An Anthropic deployment gets
+ * not Anthropic's (docs/compatibility.md, /v1/messages). An Anthropic deployment gets
  * every field as sent, `model` replaced by its own. `required`: must be present; `translated`:
  * validated and sent in the chat-completions form (anthropic-messages.request.ts); `gateway`:
  * handled by the gateway; `dropped`: not sent to a translated deployment. Fields not listed are
- * dropped too, and never an error. Tests keep this table, the README's and the fields the body
- * validation reads (dto/create-message.dto.ts) in step.
+ * dropped too, and never an error. Tests keep this table, the published one and the fields the
+ * body validation reads (dto/create-message.dto.ts) in step.
  */
 export const MESSAGES_COMPATIBILITY = {
   model: {
@@ -31,7 +31,10 @@ export const MESSAGES_COMPATIBILITY = {
     handling: 'translated',
     note: 'integer >= 0. gemini: `topK`; openai: dropped (OpenAI has none); mock: ignored',
   },
-  metadata: { handling: 'translated', note: 'its user_id sent as the `user` field' },
+  metadata: {
+    handling: 'translated',
+    note: 'its user_id (at most 256 characters) sent as the `user` field; the end user of the usage record unless x-gateway-end-user names one',
+  },
   tools: {
     handling: 'translated',
     note: 'custom tools (`input_schema`) as function tools, `strict` kept; server tools (a `type` such as `web_search_20250305`) dropped',

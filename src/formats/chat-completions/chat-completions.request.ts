@@ -10,6 +10,7 @@ export function toCanonicalRequest(body: CreateChatCompletionDto): CanonicalRequ
     model: body.model,
     messages: body.messages.map(toChatTurn),
     parameters: passthroughParameters(body),
+    endUser: body.user,
   };
 }
 

@@ -1,9 +1,9 @@
 /**
  * What the gateway does with each optional field of OpenAI's chat-completions request. This table
- * is the published compatibility matrix (README "Compatibility matrix"): `required` fields must
- * be present, `pass` fields are
- * validated and forwarded to the provider, `gateway` fields are handled by the gateway itself, and
- * `drop` fields are accepted and silently removed. Fields not listed are dropped too.
+ * is the published compatibility matrix (docs/compatibility.md, /v1/chat/completions): `required`
+ * fields must be present, `pass` fields are validated and forwarded to the provider, `gateway`
+ * fields are handled by the gateway itself, and `drop` fields are accepted and silently removed.
+ * Fields not listed are dropped too.
  */
 export const COMPATIBILITY_MATRIX = {
   model: { handling: 'required', note: 'A configured public model.' },
@@ -17,7 +17,10 @@ export const COMPATIBILITY_MATRIX = {
   top_p: { handling: 'pass', note: 'number 0-1' },
   stop: { handling: 'pass', note: 'string or up to 4 strings' },
   seed: { handling: 'pass', note: 'integer' },
-  user: { handling: 'pass', note: 'string, end-user id for the provider' },
+  user: {
+    handling: 'pass',
+    note: 'string of at most 256 characters, for the provider; the end user of the usage record unless x-gateway-end-user names one',
+  },
   presence_penalty: { handling: 'pass', note: 'number -2 to 2' },
   frequency_penalty: { handling: 'pass', note: 'number -2 to 2' },
   logit_bias: {

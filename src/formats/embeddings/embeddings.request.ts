@@ -1,4 +1,5 @@
 import { GatewayException } from '../../common/errors/gateway.exception';
+import { endUserId } from '../../common/validation/end-user';
 import { invalidParameter, isJsonObject } from '../../common/validation/invalid-parameter';
 import type { CanonicalEmbedRequest } from '../../pipeline/canonical';
 import type { EmbedInput } from '../../providers/provider-adapter.interface';
@@ -6,8 +7,6 @@ import type { EmbedInput } from '../../providers/provider-adapter.interface';
 /** OpenAI's limits: inputs per request; `dimensions` is bounded well above any model's. */
 export const MAX_EMBEDDING_INPUTS = 2048;
 export const MAX_DIMENSIONS = 16_384;
-/** An end-user id is stored on the usage record; longer ones are refused. */
-export const MAX_USER_LENGTH = 256;
 
 /** The body of POST /v1/embeddings after validation. */
 export interface EmbeddingsBody {
@@ -44,12 +43,7 @@ export function parseEmbeddingsBody(body: unknown): EmbeddingsBody {
       throw invalidParameter('encoding_format', "must be 'float' or 'base64'");
     parsed.encodingFormat = body.encoding_format;
   }
-  if (body.user != null) {
-    if (typeof body.user !== 'string') throw invalidParameter('user', 'must be a string');
-    if (body.user.length > MAX_USER_LENGTH)
-      throw invalidParameter('user', `must be at most ${MAX_USER_LENGTH} characters`);
-    parsed.user = body.user;
-  }
+  if (body.user != null) parsed.user = endUserId(body.user, 'user');
   return parsed;
 }
 

@@ -1,9 +1,8 @@
 import { GatewayException } from '../../common/errors/gateway.exception';
 import { RESPONSES_COMPATIBILITY } from './compatibility-matrix';
 import { RESPONSE_FIELDS } from './dto/create-response.dto';
-import { ResponsesBodyPipe } from './responses-body.pipe';
+import { bodyPipe as pipe } from './responses-body.fixture';
 
-const pipe = new ResponsesBodyPipe();
 const byHandling = (handling: string) =>
   Object.entries(RESPONSES_COMPATIBILITY)
     .filter(([, entry]) => entry.handling === handling)

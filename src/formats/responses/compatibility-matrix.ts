@@ -1,6 +1,6 @@
 /**
  * What the gateway does with each field of a POST /v1/responses body: the published table
- * (README, "Compatibility matrix", /v1/responses). `required` fields must be present; `translated`
+ * (docs/compatibility.md, /v1/responses). `required` fields must be present; `translated`
  * fields are validated and mapped to the provider's request; `gateway` fields are handled by the
  * gateway itself; `refused` fields answer 400, because serving the request without them would
  * lose what they stand for; `drop` fields are accepted and removed. Fields not listed are dropped
@@ -42,7 +42,10 @@ export const RESPONSES_COMPATIBILITY = {
     handling: 'translated',
     note: 'Its `effort` as reasoning_effort (openai deployments take it; anthropic, gemini and mock ones ignore it); `summary` echoed.',
   },
-  user: { handling: 'translated', note: 'string, end-user id for the provider' },
+  user: {
+    handling: 'translated',
+    note: 'string of at most 256 characters, sent as the `user` field; the end user of the usage record unless x-gateway-end-user names one',
+  },
   stream: { handling: 'gateway', note: 'Responses events (server-sent events) or one JSON object' },
   store: {
     handling: 'gateway',

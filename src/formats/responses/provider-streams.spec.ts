@@ -7,7 +7,7 @@ import { GeminiStreamMapper } from '../../providers/gemini/gemini.stream';
 import { mapStreamEvent } from '../../providers/openai/openai.mapping';
 import type { TokenUsage, UpstreamStreamPart } from '../../providers/provider-adapter.interface';
 import { customToolNames } from './custom-tools';
-import { ResponsesBodyPipe } from './responses-body.pipe';
+import { bodyPipe } from './responses-body.fixture';
 import { toChatForm } from './responses.request';
 import { responseSkeleton } from './responses.response';
 import { ResponseEvents } from './responses.stream';
@@ -28,7 +28,7 @@ function sseEvents(text: string): EventSourceMessage[] {
 }
 
 const codexBody = () => JSON.parse(fixture('codex/request.json')) as Record<string, unknown>;
-const codexRequest = () => new ResponsesBodyPipe().transform(codexBody());
+const codexRequest = () => bodyPipe.transform(codexBody());
 
 async function encode(parts: UpstreamStreamPart[]) {
   const request = codexRequest();
@@ -100,7 +100,7 @@ describe('the recorded Codex request', () => {
   it('with web_search among its tools is refused, naming the tool', () => {
     const body = codexBody();
     body.tools = [...(body.tools as unknown[]), { type: 'web_search', external_web_access: false }];
-    expect(() => new ResponsesBodyPipe().transform(body)).toThrow(
+    expect(() => bodyPipe.transform(body)).toThrow(
       expect.objectContaining({ code: 'unsupported_tool', param: 'tools[5].type' }),
     );
   });

@@ -1,30 +1,9 @@
-import { GatewayException } from '../../common/errors/gateway.exception';
-import { ResponsesBodyPipe } from './responses-body.pipe';
-import type { CreateResponseDto } from './responses.types';
-
-const pipe = new ResponsesBodyPipe();
-const parse = (body: Record<string, unknown>): CreateResponseDto =>
-  pipe.transform({ model: 'alpha-k3', input: 'Hi', ...body });
-
-function refusal(body: unknown): GatewayException {
-  try {
-    pipe.transform(body);
-  } catch (error) {
-    expect(error).toBeInstanceOf(GatewayException);
-    return error as GatewayException;
-  }
-  throw new Error('the body was accepted');
-}
-
-function expectRefused(body: Record<string, unknown>, param: string, code = 'invalid_parameter') {
-  const error = refusal({ model: 'alpha-k3', input: 'Hi', ...body });
-  expect({ code: error.code, param: error.param, status: error.status }).toEqual({
-    code,
-    param,
-    status: 400,
-  });
-  return error;
-}
+import {
+  bodyPipe as pipe,
+  expectRefused,
+  parseBody as parse,
+  refusal,
+} from './responses-body.fixture';
 
 describe('ResponsesBodyPipe', () => {
   it('reads a string input as one user message and drops fields it does not know', () => {
@@ -176,8 +155,8 @@ describe('ResponsesBodyPipe', () => {
     expectRefused(body, param);
   });
 
-  it('takes the settings the issue lists', () => {
-    const request = parse({
+  it('takes the settings the issue lists, each as sent', () => {
+    const settings = {
       instructions: 'Answer in French.',
       tools: [
         { type: 'function', name: 'f' },
@@ -203,30 +182,8 @@ describe('ResponsesBodyPipe', () => {
       metadata: { team: 'a' },
       user: 'u-1',
       include: ['reasoning.encrypted_content'],
-    });
-    expect(request).toMatchObject({
-      instructions: 'Answer in French.',
-      tool_choice: {
-        type: 'allowed_tools',
-        mode: 'required',
-        tools: [{ type: 'custom', name: 'c' }],
-      },
-      parallel_tool_calls: false,
-      max_output_tokens: 100,
-      temperature: 0.5,
-      top_p: 0.9,
-      text: {
-        format: { type: 'json_schema', name: 'answer', schema: { type: 'object' }, strict: true },
-        verbosity: 'low',
-      },
-      reasoning: { effort: 'high', summary: 'auto' },
-      stream: true,
-      store: false,
-      previous_response_id: 'resp_123',
-      metadata: { team: 'a' },
-      user: 'u-1',
-      include: ['reasoning.encrypted_content'],
-    });
+    };
+    expect(parse(structuredClone(settings))).toMatchObject(settings);
   });
 
   it('counts null as absent', () => {

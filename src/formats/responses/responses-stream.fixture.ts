@@ -2,9 +2,9 @@
 
 import type { DeploymentConfig } from '../../config/gateway-config.types';
 import type { CanonicalDelta } from '../../pipeline/canonical';
-import { ResponsesBodyPipe } from './responses-body.pipe';
 import { responseSkeleton } from './responses.response';
 import { ResponseEvents } from './responses.stream';
+import { bodyPipe as pipe } from './responses-body.fixture';
 
 export interface WireEvent {
   type: string;
@@ -12,7 +12,6 @@ export interface WireEvent {
   [field: string]: any;
 }
 
-const pipe = new ResponsesBodyPipe();
 export const USAGE = { promptTokens: 20, completionTokens: 7, cachedTokens: 4, reasoningTokens: 2 };
 /** The deployment a stream ended on; the encoder does not read it. */
 export const DEPLOYMENT = { name: 'test-deployment' } as DeploymentConfig;

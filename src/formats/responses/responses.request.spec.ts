@@ -2,13 +2,9 @@ import { GatewayException } from '../../common/errors/gateway.exception';
 import type { DeploymentConfig } from '../../config/gateway-config.types';
 import { buildAnthropicRequest } from '../../providers/anthropic/anthropic.request';
 import { buildGeminiRequest } from '../../providers/gemini/gemini.request';
-import { ResponsesBodyPipe } from './responses-body.pipe';
 import { toChatForm } from './responses.request';
 import type { InputItem } from './responses.types';
-
-const pipe = new ResponsesBodyPipe();
-const request = (body: Record<string, unknown>) =>
-  pipe.transform({ model: 'alpha-k3', input: 'Hi', ...body });
+import { parseBody as request } from './responses-body.fixture';
 
 const WEATHER = {
   type: 'function',

@@ -1,13 +1,12 @@
 import { GatewayException } from '../../common/errors/gateway.exception';
-import { ResponsesBodyPipe } from './responses-body.pipe';
 import {
   failedResponse,
   finishedResponse,
   outputItemsOf,
   responseSkeleton,
 } from './responses.response';
+import { bodyPipe as pipe } from './responses-body.fixture';
 
-const pipe = new ResponsesBodyPipe();
 const identity = { id: 'resp_1', createdAt: 1_700_000_000, model: 'claude-alias', store: true };
 const USAGE = { promptTokens: 10, completionTokens: 5 };
 

@@ -68,7 +68,13 @@ export class ResponsesService {
     const history = await this.store.history(body, context.key.id);
     const { messages, parameters } = toChatForm(body, history);
     return {
-      request: { endpoint: 'responses', model: body.model, messages, parameters },
+      request: {
+        endpoint: 'responses',
+        model: body.model,
+        messages,
+        parameters,
+        endUser: body.user,
+      },
       skeleton: responseSkeleton(body, {
         id: newResponseId(),
         createdAt: Math.floor(Date.now() / 1000),

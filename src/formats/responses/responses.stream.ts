@@ -98,13 +98,7 @@ export class ResponseEvents implements SseEncoder<CanonicalStreamEvent, StreamEn
     // Open calls as far as they came; a function call's arguments may be cut short.
     for (const call of this.calls.values()) {
       if (call.outputIndex === undefined) continue;
-      const item = callItem(
-        call.callId,
-        call.name,
-        call.arguments,
-        this.options.customNames,
-        call.itemId,
-      );
+      const item = this.finishedCall(call);
       if (item.type === 'function_call') item.status = 'incomplete';
       this.output[call.outputIndex] = item;
     }
@@ -220,13 +214,7 @@ export class ResponseEvents implements SseEncoder<CanonicalStreamEvent, StreamEn
     for (const call of this.calls.values()) {
       if (call.outputIndex === undefined) frames += this.addCall(call);
       const outputIndex = call.outputIndex!;
-      const item = callItem(
-        call.callId,
-        call.name,
-        call.arguments,
-        this.options.customNames,
-        call.itemId,
-      );
+      const item = this.finishedCall(call);
       this.output[outputIndex] = item;
       const where = { item_id: call.itemId, output_index: outputIndex };
       if (item.type === 'custom_tool_call') {
@@ -250,6 +238,11 @@ export class ResponseEvents implements SseEncoder<CanonicalStreamEvent, StreamEn
     }
     this.calls.clear();
     return frames;
+  }
+
+  /** The output item of a call as far as its arguments came, with the id its events carry. */
+  private finishedCall(call: OpenCall): OutputItem {
+    return callItem(call.callId, call.name, call.arguments, this.options.customNames, call.itemId);
   }
 
   private event(type: string, payload: Record<string, unknown>): string {

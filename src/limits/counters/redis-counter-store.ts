@@ -33,7 +33,7 @@ const MAX_COUNTERS_PER_ADJUST = 256;
  *
  * Commands leave at the end of the event loop's turn (setImmediate), all of that turn's in one
  * socket write: a write to Redis was the largest part of a command's CPU, and each used to cost
- * its own (docs/performance.md, "Fourteenth pass"). The settlements (adjust) go first, one script
+ * its own (docs/performance.md, deviations table). The settlements (adjust) go first, one script
  * per hash tag, then the charges (consume) in the order they were asked for; so every charge
  * counts every settlement made before it, as when each command was sent at once, and also those
  * made after it in the same turn, which it could not have counted before. A charge waits for the

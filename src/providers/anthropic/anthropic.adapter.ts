@@ -3,16 +3,14 @@ import { refuseUnsupported } from '../chat-input';
 import type {
   NativeAdapter,
   NativeAnswer,
-  NativeStreamPart,
   NativeUpstreamRequest,
   ProviderAdapter,
   UpstreamChatRequest,
   UpstreamChatResult,
   UpstreamStreamBatch,
-  UpstreamStreamPart,
 } from '../provider-adapter.interface';
 import { UpstreamHttpClient, type UpstreamHttpRequest } from '../upstream-http.client';
-import { readUpstreamSse, SseEventMapper } from '../upstream-sse.reader';
+import type { SseEventMapper, UpstreamSseEvent } from '../upstream-sse.reader';
 import { UpstreamError } from '../../common/errors/upstream.error';
 import type { DeploymentConfig } from '../../config/gateway-config.types';
 import {
@@ -46,12 +44,9 @@ export class AnthropicAdapter implements ProviderAdapter {
 
   async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamBatch>> {
     refuseUnsupported(request.parameters, this.provider);
-    const response = await this.http.post(this.requestOf(request, true));
-    return readUpstreamSse(
-      response.body,
-      request.signal,
-      { maxEventBytes: this.http.maxBodyBytes },
-      eventMapper(),
+    return this.http.postSse(
+      this.requestOf(request, true),
+      untilMessageStop(new AnthropicStreamMapper()),
     );
   }
 
@@ -66,17 +61,11 @@ export class AnthropicAdapter implements ProviderAdapter {
       );
       return { body, usage: nativeAnswerUsage(body) };
     },
-    stream: async (request) => {
-      const response = await this.http.post(
+    stream: (request) =>
+      this.http.postSse(
         this.nativeRequestOf(request, anthropicUrl(request.deployment)),
-      );
-      return readUpstreamSse(
-        response.body,
-        request.signal,
-        { maxEventBytes: this.http.maxBodyBytes },
-        nativeEventMapper(),
-      );
-    },
+        untilMessageStop(new AnthropicNativeStreamMapper()),
+      ),
     countTokens: async (request) =>
       countTokensOf(
         await this.http.postJson(this.nativeRequestOf(request, countTokensUrl(request.deployment))),
@@ -120,23 +109,14 @@ export class AnthropicAdapter implements ProviderAdapter {
   }
 }
 
-/** A pass-through stream's events, relayed; it ends at message_stop. */
-function nativeEventMapper(): SseEventMapper<NativeStreamPart> {
-  const mapper = new AnthropicNativeStreamMapper();
-  return {
-    map: (event) => mapper.map(event),
-    isFinal: (event) => event.event === 'message_stop',
-    end: () => {
-      if (!mapper.complete)
-        throw new UpstreamError('invalid_response', 'stream ended before message_stop');
-      return [];
-    },
-  };
-}
-
-/** Anthropic's events -> stream parts; the stream ends at message_stop. */
-function eventMapper(): SseEventMapper<UpstreamStreamPart> {
-  const mapper = new AnthropicStreamMapper();
+/**
+ * Anthropic's events through `mapper` (to stream parts, or relayed as they came for a
+ * pass-through); the stream ends at message_stop, and a body that ends before it is a failure.
+ */
+function untilMessageStop<T>(mapper: {
+  map(event: UpstreamSseEvent): T[];
+  readonly complete: boolean;
+}): SseEventMapper<T> {
   return {
     map: (event) => mapper.map(event),
     isFinal: (event) => event.event === 'message_stop',

@@ -10,7 +10,7 @@ import type {
   UpstreamStreamPart,
 } from '../provider-adapter.interface';
 import { UpstreamHttpClient, type UpstreamHttpRequest } from '../upstream-http.client';
-import { readUpstreamSse, SseEventMapper } from '../upstream-sse.reader';
+import type { SseEventMapper } from '../upstream-sse.reader';
 import { UpstreamError } from '../../common/errors/upstream.error';
 import {
   buildGeminiRequest,
@@ -42,13 +42,7 @@ export class GeminiAdapter implements ProviderAdapter {
 
   async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamBatch>> {
     refuseUnsupported(request.parameters, this.provider);
-    const response = await this.http.post(this.requestOf(request, true));
-    return readUpstreamSse(
-      response.body,
-      request.signal,
-      { maxEventBytes: this.http.maxBodyBytes },
-      eventMapper(),
-    );
+    return this.http.postSse(this.requestOf(request, true), eventMapper());
   }
 
   /**

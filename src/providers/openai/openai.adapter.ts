@@ -9,7 +9,7 @@ import type {
   UpstreamStreamPart,
 } from '../provider-adapter.interface';
 import { UpstreamHttpClient, type UpstreamHttpRequest } from '../upstream-http.client';
-import { readUpstreamSse, SseEventMapper, UpstreamSseEvent } from '../upstream-sse.reader';
+import type { SseEventMapper, UpstreamSseEvent } from '../upstream-sse.reader';
 import { UpstreamError } from '../../common/errors/upstream.error';
 import { buildEmbeddingsBody, mapEmbeddings } from './openai.embeddings';
 import { buildHeaders, buildRequestBody, mapCompletion, mapStreamEvent } from './openai.mapping';
@@ -26,13 +26,7 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
   }
 
   async stream(request: UpstreamChatRequest): Promise<AsyncIterable<UpstreamStreamBatch>> {
-    const response = await this.http.post(this.requestOf(request, true));
-    return readUpstreamSse(
-      response.body,
-      request.signal,
-      { maxEventBytes: this.http.maxBodyBytes },
-      new OpenAiStreamMapper(),
-    );
+    return this.http.postSse(this.requestOf(request, true), new OpenAiStreamMapper());
   }
 
   async embed(request: UpstreamEmbedRequest): Promise<UpstreamEmbedResult> {

@@ -48,13 +48,15 @@ export interface AnthropicScript extends StreamFaults {
 
 export class FakeAnthropicUpstream extends ScriptedUpstream {
   /** The `base_url` to configure: includes the version segment, as for the real API. */
-  get url(): string {
+  override get url(): string {
     return `${this.origin}/v1`;
   }
 
   static async start(apiKey = ANTHROPIC_TEST_KEY): Promise<FakeAnthropicUpstream> {
     const { server, origin } = await ScriptedUpstream.listen();
     return new FakeAnthropicUpstream(server, origin, {
+      provider: 'anthropic',
+      apiKey,
       gate: (request) => refusal(request, apiKey),
       fallback: (request, response) =>
         request.path === COUNT_TOKENS_PATH

@@ -49,13 +49,15 @@ export const GEMINI_MAX_EMBED_BATCH = 100;
 
 export class FakeGeminiUpstream extends ScriptedUpstream {
   /** The `base_url` to configure: includes the version segment, as for the real API. */
-  get url(): string {
+  override get url(): string {
     return `${this.origin}/v1beta`;
   }
 
   static async start(apiKey = GEMINI_TEST_KEY): Promise<FakeGeminiUpstream> {
     const { server, origin } = await ScriptedUpstream.listen();
     return new FakeGeminiUpstream(server, origin, {
+      provider: 'gemini',
+      apiKey,
       gate: (request) => refusal(request, apiKey),
       fallback: geminiAnswer({ text: ['Hello from the fake Gemini upstream.'] }),
     });

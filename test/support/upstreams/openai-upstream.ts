@@ -1,4 +1,4 @@
-import { json, ScriptedUpstream, sleep, UpstreamHandler } from './scripted-upstream';
+import { drainOrClose, json, ScriptedUpstream, sleep, UpstreamHandler } from './scripted-upstream';
 
 export { drainOrClose, hang, sleep } from './scripted-upstream';
 export type { RecordedRequest, UpstreamHandler } from './scripted-upstream';
@@ -10,13 +10,15 @@ export type { RecordedRequest, UpstreamHandler } from './scripted-upstream';
  */
 export class FakeOpenAiUpstream extends ScriptedUpstream {
   /** The `base_url` to configure: includes the version segment, as for the real API. */
-  get url(): string {
+  override get url(): string {
     return `${this.origin}/v1`;
   }
 
   static async start(): Promise<FakeOpenAiUpstream> {
     const { server, origin } = await ScriptedUpstream.listen();
     return new FakeOpenAiUpstream(server, origin, {
+      provider: 'openai',
+      apiKey: 'sk-upstream',
       gate: () => undefined,
       fallback: completion('Hello from the fake upstream.'),
     });
@@ -237,4 +239,45 @@ export function toolCallAnswer(
     body += `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [], usage: total })}\n\n`;
     response.end(`${body}data: [DONE]\n\n`);
   };
+}
+
+export interface FloodProgress {
+  /** Bytes handed to the upstream socket so far. */
+  written: number;
+  /** The last write was refused and no 'drain' has come since. */
+  blocked: boolean;
+  finished: boolean;
+}
+
+/**
+ * An upstream that streams `total` bytes of 64 KiB content events as fast as the gateway takes
+ * them (by default until the gateway closes the connection), and says how far it came.
+ */
+export function floodAnswer(total = Infinity): {
+  handler: UpstreamHandler;
+  progress: FloodProgress;
+} {
+  const progress: FloodProgress = { written: 0, blocked: false, finished: false };
+  const handler: UpstreamHandler = async (request, response) => {
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    const frame = Buffer.from(deltaFrame(request.body.model, { content: 'x'.repeat(64 * 1024) }));
+    while (progress.written < total) {
+      if (response.destroyed) return;
+      progress.written += frame.length;
+      if (!response.write(frame)) {
+        progress.blocked = true;
+        await drainOrClose(response);
+        progress.blocked = false;
+      }
+    }
+    progress.finished = true;
+    response.end('data: [DONE]\n\n');
+  };
+  return { handler, progress };
+}
+
+/** One `data:` frame of a stream: a chunk whose one choice carries `delta`, unfinished. */
+export function deltaFrame(model: string, delta: Record<string, unknown>): string {
+  const chunk = { id: 'up', object: 'chat.completion.chunk', created: 1, model };
+  return `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
 }

@@ -24,6 +24,10 @@ export type UpstreamHandler = (
 ) => void | Promise<void>;
 
 export interface ScriptedUpstreamOptions {
+  /** The `provider` of GATEWAY_CONFIG this fake stands in for. */
+  provider: string;
+  /** An API key the fake accepts. */
+  apiKey: string;
   /** Checked before any scripted handler: returns a handler (the provider's own refusal) or undefined to go on. */
   gate: (request: RecordedRequest) => UpstreamHandler | undefined;
   /** Used once the queue is empty. */
@@ -55,6 +59,25 @@ export class ScriptedUpstream {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     return { server, origin: `http://127.0.0.1:${port}` };
+  }
+
+  /** The `base_url` to configure: the origin, with the provider's version segment if it has one. */
+  get url(): string {
+    return this.origin;
+  }
+
+  /**
+   * A deployment of GATEWAY_CONFIG's `models:` served by this fake (its provider, URL and a key it
+   * accepts), with `fields` added or replacing those.
+   */
+  deployment(model: string, fields: Record<string, unknown> = {}): Record<string, unknown> {
+    return {
+      provider: this.options.provider,
+      base_url: this.url,
+      api_key: this.options.apiKey,
+      model,
+      ...fields,
+    };
   }
 
   /** Answers the next requests with these handlers, in order; later ones get the fallback. */

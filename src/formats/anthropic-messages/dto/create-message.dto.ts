@@ -1,3 +1,4 @@
+import { endUserId } from '../../../common/validation/end-user';
 import type { CountTokensRequest, MessagesRequest } from '../anthropic-messages.types';
 import { checkMessages, checkSystem } from './message-content.dto';
 import {
@@ -31,7 +32,9 @@ const OPTIONAL_FIELDS: Record<string, Check> = {
   top_p: (value, path) => requireNumber(value, path, 0, 1),
   top_k: (value, path) => requireInteger(value, path, 0),
   metadata: (value, path) => {
-    optionalString(requireObject(value, path).user_id, `${path}.user_id`);
+    const userId = requireObject(value, path).user_id;
+    optionalString(userId, `${path}.user_id`);
+    if (userId != null) endUserId(userId, `${path}.user_id`);
   },
   tools: (value, path) => requireArray(value, path).forEach(checkTool(path)),
   tool_choice: (value, path) => {

@@ -1,3 +1,4 @@
+import { endUserId } from '../../../common/validation/end-user';
 import { invalidParameter, isJsonObject } from '../../../common/validation/invalid-parameter';
 import { ChatMessageDto, parseMessage } from './chat-message.dto';
 
@@ -67,7 +68,7 @@ const OPTIONAL_FIELDS: { [F in OptionalField]-?: Rule<NonNullable<CreateChatComp
     throw invalidParameter(path, 'must be a string or an array of at most 4 strings');
   },
   seed: integer(),
-  user: string(),
+  user: endUserId,
   presence_penalty: number(-2, 2),
   frequency_penalty: number(-2, 2),
   logit_bias: (value, path) => {

@@ -1,3 +1,4 @@
+import { endUserId } from '../../../common/validation/end-user';
 import { invalidParameter, isJsonObject } from '../../../common/validation/invalid-parameter';
 import {
   boolean,
@@ -13,8 +14,8 @@ import { parseReasoning, parseText, parseToolChoice, parseTools } from './respon
 
 /** OpenAI's documented metadata limits. */
 export const MAX_METADATA_KEYS = 16;
-const MAX_METADATA_KEY = 64;
-const MAX_METADATA_VALUE = 512;
+export const MAX_METADATA_KEY = 64;
+export const MAX_METADATA_VALUE = 512;
 
 type OptionalField = Exclude<keyof CreateResponseDto, 'model' | 'input' | 'tools' | 'tool_choice'>;
 
@@ -42,7 +43,7 @@ const OPTIONAL_FIELDS: { [F in OptionalField]-?: Rule<NonNullable<CreateResponse
     }
     return value as Record<string, string>;
   },
-  user: string(256),
+  user: endUserId,
   include: (value, path) => {
     if (!Array.isArray(value)) throw invalidParameter(path, 'must be an array of strings');
     return value.map((entry, index) => string(128)(entry, `${path}[${index}]`));

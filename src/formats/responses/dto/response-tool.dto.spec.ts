@@ -1,30 +1,4 @@
-import { GatewayException } from '../../../common/errors/gateway.exception';
-import { ResponsesBodyPipe } from '../responses-body.pipe';
-import type { CreateResponseDto } from '../responses.types';
-
-const pipe = new ResponsesBodyPipe();
-const parse = (body: Record<string, unknown>): CreateResponseDto =>
-  pipe.transform({ model: 'alpha-k3', input: 'Hi', ...body });
-
-function refusal(body: unknown): GatewayException {
-  try {
-    pipe.transform(body);
-  } catch (error) {
-    expect(error).toBeInstanceOf(GatewayException);
-    return error as GatewayException;
-  }
-  throw new Error('the body was accepted');
-}
-
-function expectRefused(body: Record<string, unknown>, param: string, code = 'invalid_parameter') {
-  const error = refusal({ model: 'alpha-k3', input: 'Hi', ...body });
-  expect({ code: error.code, param: error.param, status: error.status }).toEqual({
-    code,
-    param,
-    status: 400,
-  });
-  return error;
-}
+import { expectRefused, parseBody as parse } from '../responses-body.fixture';
 
 describe('tools and tool_choice', () => {
   it('takes function and custom tools and echoes them in one shape', () => {
