@@ -144,7 +144,13 @@ async function main() {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ admin_key: ADMIN_KEY }),
     });
-    const cookie = session.headers.get('set-cookie').split(';')[0];
+    // The session's own cookie, not one that expires a stray cookie of the same name.
+    const cookie = session.headers
+      .getSetCookie()
+      .find(
+        (line) => line.startsWith('gateway_dashboard=') && !line.startsWith('gateway_dashboard=;'),
+      )
+      .split(';')[0];
     const dashboard = (path) =>
       fetch(`${base}/dashboard/api${path}`, { headers: { cookie } }).then(async (response) => {
         if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
