@@ -1,15 +1,24 @@
 #!/usr/bin/env node
-// Times every usage and spend report, and each dashboard usage view up to 366 days, against the
-// scratch database that scripts/load-usage-rows.js fills (docs/usage.md, "Reports at scale").
-// It starts the built gateway (dist/) on that database, with the admin and dashboard rate limits
-// raised for the run, and prints the median and slowest of 5 answers after one warm-up.
+// Times every usage and spend report, each dashboard usage view up to 366 days and the Keys page,
+// against the scratch database that scripts/load-usage-rows.js fills (docs/usage.md, "Reports at
+// scale"). It starts the built gateway (dist/) on that database, with the admin and dashboard rate
+// limits raised for the run, and prints the median and slowest of 5 answers after one warm-up:
+// warm cache, the database's pages in memory.
 //
-//   npm run build && node scripts/measure-reports.js [--database usage_scale]
+// With --cold, each case's first answer is timed too, after the database's files were dropped
+// from the operating system's page cache (`dd iflag=nocache`; it needs read access to the data
+// directory, as root or postgres). Postgres's own shared buffers are not emptied, so it is
+// cold-ish, not a cold start.
+//
+//   npm run build && node scripts/measure-reports.js [--database usage_scale] [--cold]
 'use strict';
 
-const { spawn, spawnSync } = require('node:child_process');
+const { execFileSync, spawn, spawnSync } = require('node:child_process');
+const { readdirSync } = require('node:fs');
 const { createServer } = require('node:net');
+const { cpus, totalmem } = require('node:os');
 const { join } = require('node:path');
+const { Client } = require('pg');
 
 const DAY_MS = 86_400_000;
 const ADMIN_KEY = 'measure-reports-admin-key-0123456789';
@@ -34,8 +43,58 @@ function freePort() {
   });
 }
 
-async function timed(fetchOnce) {
-  await fetchOnce();
+/** The database's files, to drop from the page cache before a cold-ish answer. */
+async function databaseFiles() {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT current_setting('data_directory') AS dir, oid FROM pg_database WHERE datname = current_database()`,
+    );
+    const dir = join(rows[0].dir, 'base', String(rows[0].oid));
+    return readdirSync(dir).map((name) => join(dir, name));
+  } finally {
+    await client.end();
+  }
+}
+
+function dropPageCache(files) {
+  for (const file of files)
+    execFileSync('dd', [`if=${file}`, 'iflag=nocache', 'count=0', 'status=none']);
+}
+
+async function describe() {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT current_setting('server_version') AS version, current_setting('shared_buffers') AS buffers,
+              (SELECT sum(reltuples)::bigint FROM pg_class WHERE relname LIKE 'usage_records_%' AND relkind = 'r') AS records,
+              (SELECT count(*) FROM usage_daily) AS daily, (SELECT count(*) FROM usage_weekly) AS weekly,
+              (SELECT count(*) FROM usage_hourly) AS hourly,
+              pg_size_pretty(pg_database_size(current_database())) AS size`,
+    );
+    const r = rows[0];
+    console.log(
+      `PostgreSQL ${r.version} (shared_buffers ${r.buffers}); ${Number(r.records).toLocaleString('en')} usage records (estimate), ` +
+        `rollup rows ${r.daily} daily, ${r.weekly} weekly, ${r.hourly} hourly; ${r.size}`,
+    );
+    console.log(
+      `machine: ${cpus().length} x ${cpus()[0].model}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}`,
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+async function timed(fetchOnce, files) {
+  let cold = null;
+  if (files) {
+    dropPageCache(files);
+    const started = performance.now();
+    await fetchOnce();
+    cold = performance.now() - started;
+  } else await fetchOnce();
   const times = [];
   for (let i = 0; i < 5; i++) {
     const started = performance.now();
@@ -43,7 +102,7 @@ async function timed(fetchOnce) {
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
-  return { median: times[2], max: times[4] };
+  return { cold, median: times[2], max: times[4] };
 }
 
 async function main() {
@@ -84,7 +143,13 @@ async function main() {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ admin_key: ADMIN_KEY }),
     });
-    const cookie = session.headers.get('set-cookie').split(';')[0];
+    // The session's own cookie, not one that expires a stray cookie of the same name.
+    const cookie = session.headers
+      .getSetCookie()
+      .find(
+        (line) => line.startsWith('gateway_dashboard=') && !line.startsWith('gateway_dashboard=;'),
+      )
+      .split(';')[0];
     const dashboard = (path) =>
       fetch(`${base}/dashboard/api${path}`, { headers: { cookie } }).then(async (response) => {
         if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
@@ -124,7 +189,10 @@ async function main() {
       ],
       ...[
         ['1 hour', 3_600_000],
+        ['6 hours', 6 * 3_600_000],
+        ['12 hours', 12 * 3_600_000],
         ['24 hours', DAY_MS],
+        ['48 hours', 2 * DAY_MS],
         ['7 days', 7 * DAY_MS],
         ['30 days', 30 * DAY_MS],
         ['90 days', 90 * DAY_MS],
@@ -133,31 +201,43 @@ async function main() {
         `dashboard usage view, ${label}`,
         () => dashboard(`/usage?from=${iso(now - ms)}&to=${iso(now)}`),
       ]),
+      // Newest keys first: the load makes the busiest keys the newest.
+      ['dashboard keys page, 20 keys with last use', () => dashboard('/keys')],
+      ['dashboard keys page, 100 keys with last use', () => dashboard('/keys?per_page=100')],
     ];
-    console.log(`database ${databaseUrl.replace(/\/\/[^@]*@/, '//')}`);
+    await describe();
+    const files = process.argv.includes('--cold') ? await databaseFiles() : null;
+    console.log(
+      `database ${databaseUrl.replace(/\/\/[^@]*@/, '//')}; warm cache: median and slowest of 5 after a warm-up` +
+        (files ? '; cold-ish: first answer after dropping the page cache' : ''),
+    );
     for (const [label, fetchOnce] of cases) {
-      const { median, max } = await timed(fetchOnce);
+      const { cold, median, max } = await timed(fetchOnce, files);
       console.log(
-        `${label.padEnd(48)} median ${median.toFixed(0).padStart(4)} ms, slowest ${max.toFixed(0).padStart(4)} ms`,
+        `${label.padEnd(48)} median ${median.toFixed(0).padStart(4)} ms, slowest ${max.toFixed(0).padStart(4)} ms` +
+          (cold === null ? '' : `, cold-ish ${cold.toFixed(0).padStart(4)} ms`),
       );
     }
-    // The CLI runs the same SpendReport; most of its time is the start of a Nest context.
-    const started = performance.now();
-    const cli = spawnSync(
-      process.execPath,
-      [
-        join(__dirname, '..', 'dist', 'cli', 'main.js'),
-        'spend',
-        '--group-by',
-        'team',
-        '--from',
-        day(year),
-      ],
-      { env, encoding: 'utf8' },
-    );
-    if (cli.status !== 0) throw new Error(`gateway spend: ${cli.stderr}`);
+    // The CLI runs the same SpendReport; most of its time is the start of a Nest context, which
+    // a command that reads next to nothing (teams list) shows.
+    const cliTime = (args) => {
+      const started = performance.now();
+      const cli = spawnSync(
+        process.execPath,
+        [join(__dirname, '..', 'dist', 'cli', 'main.js'), ...args],
+        {
+          env,
+          encoding: 'utf8',
+        },
+      );
+      if (cli.status !== 0) throw new Error(`gateway ${args.join(' ')}: ${cli.stderr}`);
+      return performance.now() - started;
+    };
+    const spend = cliTime(['spend', '--group-by', 'team', '--from', day(year)]);
+    const list = cliTime(['teams', 'list']);
     console.log(
-      `${'CLI spend by team, 366 days (whole command)'.padEnd(48)} ${(performance.now() - started).toFixed(0)} ms`,
+      `${'CLI spend by team, 366 days (whole command)'.padEnd(48)} ${spend.toFixed(0)} ms; ` +
+        `\`gateway teams list\` takes ${list.toFixed(0)} ms`,
     );
   } finally {
     gateway.kill('SIGTERM');

@@ -251,6 +251,13 @@ describe('roles from groups, enforced on the admin API and the dashboard API', (
     expect(all.body.by_key.map((group: { name: string }) => group.name)).toEqual(
       expect.arrayContaining([`a1-${run}`, `b1-${run}`]),
     );
+    // The per-model and per-endpoint series count only the keys in reach too.
+    const requests = (series: Array<{ points: Array<{ requests: number }> }>) =>
+      series.reduce((n, s) => n + s.points.reduce((m, p) => m + p.requests, 0), 0);
+    expect(requests(usage.body.by_key)).toBeGreaterThan(0);
+    expect(requests(usage.body.by_model)).toBe(requests(usage.body.by_key));
+    expect(requests(usage.body.by_endpoint)).toBe(requests(usage.body.by_key));
+    expect(requests(all.body.by_model)).toBeGreaterThan(requests(usage.body.by_model));
 
     const ming = await session('ming');
     const mine = await ming.get('/keys');

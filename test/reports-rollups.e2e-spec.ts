@@ -16,9 +16,10 @@ import { createDatabase, ScratchDatabase } from './support/databases';
 
 /**
  * Reports at scale (docs/usage.md): whole weeks from usage_weekly, other whole days from
- * usage_daily, partial days from usage_records. Every report must say exactly what the raw
- * records say, for any range: rows spread over six weeks at random instants, compared with a
- * plain aggregate of the raw records for ranges that start and end anywhere.
+ * usage_daily, other whole hours from usage_hourly, partial hours from usage_records. Every report
+ * must say exactly what the raw records say, for any range: rows spread over six weeks at random
+ * instants, compared with a plain aggregate of the raw records for ranges that start and end
+ * anywhere.
  */
 describe('reports read the rollups and equal the raw records', () => {
   let scratch: ScratchDatabase;
@@ -86,8 +87,36 @@ describe('reports read the rollups and equal the raw records', () => {
       [new Date('2030-11-05T00:00:00Z'), new Date('2030-12-10T13:00:00Z')],
       [at(10.01), at(40.99)],
       [at(44), at(46)],
+      // Within an hour; buckets under an hour; then of an hour; then of a week.
+      [at(7.001), at(7.03)],
+      [at(3.1), at(3.3)],
+      [at(5.2), at(6.2)],
+      [at(-20), at(50)],
     ];
   }
+
+  it('the hourly rollups equal the raw records per UTC hour, key, model and endpoint', async () => {
+    const { rows } = await database.query(`
+      SELECT hour, key_id::text, public_model, endpoint, requests, completed, failed, aborted,
+             prompt_tokens::int, completion_tokens::int, cached_tokens::int, reasoning_tokens::int,
+             cost_usd::text, unpriced_requests, latency_ms::int
+        FROM usage_hourly ORDER BY 1, 2, 3, 4`);
+    const { rows: raw } = await database.query(`
+      SELECT date_trunc('hour', created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour, key_id::text,
+             public_model, endpoint, count(*)::int AS requests,
+             count(*) FILTER (WHERE status = 'completed')::int AS completed,
+             count(*) FILTER (WHERE status = 'failed')::int AS failed,
+             count(*) FILTER (WHERE status = 'aborted')::int AS aborted,
+             sum(prompt_tokens)::int AS prompt_tokens, sum(completion_tokens)::int AS completion_tokens,
+             COALESCE(sum(cached_tokens), 0)::int AS cached_tokens,
+             COALESCE(sum(reasoning_tokens), 0)::int AS reasoning_tokens,
+             COALESCE(sum(cost_usd), 0)::numeric(30, 12)::text AS cost_usd,
+             count(*) FILTER (WHERE cost_usd IS NULL)::int AS unpriced_requests,
+             sum(latency_ms)::int AS latency_ms
+        FROM usage_records GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`);
+    expect(raw.length).toBeGreaterThan(1_000);
+    expect(rows).toEqual(raw);
+  });
 
   it('the weekly rollups equal the raw records per Thursday week', async () => {
     const { rows } = await database.query(`
@@ -169,43 +198,62 @@ describe('reports read the rollups and equal the raw records', () => {
     }
   });
 
-  it('dashboard buckets equal the raw records, in sub-day, day and week buckets', async () => {
+  it('dashboard series equal the raw records, in buckets under an hour, of hours, days and weeks', async () => {
     const usage = new DashboardUsageService(prisma);
-    const cases: Array<[Date, Date]> = [
-      ...ranges(),
-      [new Date(start), new Date(start + 30 * DAY_MS)],
-    ];
-    // Every range for all requests, and for one end user's (the filter reads their own rollup).
-    const endUsers = [undefined, 'end-user-3'];
-    for (const [from, to, endUser] of cases.flatMap(([f, t]) =>
-      endUsers.map((u) => [f, t, u] as const),
-    )) {
+    const buckets = new Set<number>();
+    for (const [from, to] of [...ranges(), [new Date(start), new Date(start + 30 * DAY_MS)]]) {
       const bucket = usageBucketSeconds(from, to);
-      const rows = await usage.buckets(from, to, bucket, endUser);
-      const { rows: raw } = await database.query(
-        `SELECT (floor(extract(epoch FROM created_at) / $3) * $3)::bigint AS bucket, key_id::text AS "keyId",
-                public_model AS model, endpoint, count(*)::int AS requests,
-                count(*) FILTER (WHERE status <> 'completed')::int AS errors,
-                sum(prompt_tokens)::int AS "promptTokens", sum(completion_tokens)::int AS "completionTokens",
-                sum(latency_ms)::int AS "latencySum", sum(cost_usd)::numeric(30, 12)::text AS "costUsd"
-           FROM usage_records WHERE created_at >= $1 AND created_at < $2
-            AND ($4::text IS NULL OR end_user = $4) GROUP BY 1, 2, 3, 4`,
-        [from, to, bucket, endUser ?? null],
-      );
-      const key = (r: { bucket: unknown; keyId: string; model: string; endpoint: string }) =>
-        `${Number(r.bucket instanceof Date ? r.bucket.getTime() / 1000 : r.bucket)}|${r.keyId}|${r.model}|${r.endpoint}`;
-      const normalise = (cost: string | null) =>
-        cost === null ? null : cost.replace(/0+$/, '').replace(/\.$/, '');
-      expect(
-        new Map(
-          rows.map((r) => [key(r), { ...r, bucket: undefined, costUsd: normalise(r.costUsd) }]),
-        ),
-      ).toEqual(
-        new Map(
-          raw.map((r) => [key(r), { ...r, bucket: undefined, costUsd: normalise(r.costUsd) }]),
-        ),
-      );
+      buckets.add(bucket);
+      // Everyone's requests and those of the keys in a team admin's reach; of all end users and of
+      // one (that filter reads the end users' own rollup).
+      for (const [keyIds, endUser] of [
+        [null, undefined],
+        [keys.slice(1, 3), undefined],
+        [null, 'end-user-3'],
+        [keys.slice(1, 3), 'end-user-3'],
+      ] as const) {
+        const series = await usage.series(from, to, bucket, keyIds && [...keyIds], endUser);
+        for (const [breakdown, column] of [
+          ['key', 'key_id::text'],
+          ['model', 'public_model'],
+          ['endpoint', 'endpoint'],
+        ] as const) {
+          const { rows: raw } = await database.query(
+            `SELECT ${column} AS "group", (floor(extract(epoch FROM created_at) / $3) * $3)::bigint * 1000 AS bucket,
+                    count(*)::int AS requests, count(*) FILTER (WHERE status <> 'completed')::int AS errors,
+                    sum(prompt_tokens)::int AS "promptTokens", sum(completion_tokens)::int AS "completionTokens",
+                    sum(latency_ms)::int AS "latencySum", sum(cost_usd)::numeric(30, 12)::text AS "costUsd"
+               FROM usage_records WHERE created_at >= $1 AND created_at < $2
+                AND ($4::uuid[] IS NULL OR key_id = ANY($4)) AND ($5::text IS NULL OR end_user = $5)
+              GROUP BY 1, 2`,
+            [from, to, bucket, keyIds, endUser ?? null],
+          );
+          // Shortest decimals, as the API shows them ("0.15", not "0.150000000000").
+          const normalise = (cost: string | null) =>
+            cost === null ? null : cost.replace(/0+$/, '').replace(/\.$/, '');
+          const got = [...series[breakdown]].flatMap(([group, points]) =>
+            points.map(({ bucket: t, ...point }) => {
+              expect(new Date(t).toISOString()).toBe(t);
+              return [`${group}|${Date.parse(t)}`, point];
+            }),
+          );
+          const want = raw.map(({ group, bucket: t, ...point }) => [
+            `${group}|${t}`,
+            { ...point, costUsd: normalise(point.costUsd) },
+          ]);
+          expect(new Map(got as Array<[string, unknown]>)).toEqual(
+            new Map(want as Array<[string, unknown]>),
+          );
+          // Each series in bucket order.
+          for (const points of series[breakdown].values())
+            expect(points.map((p) => Date.parse(p.bucket))).toEqual(
+              points.map((p) => Date.parse(p.bucket)).sort((a, b) => a - b),
+            );
+        }
+      }
     }
+    // Every kind of bucket was compared: under an hour, an hour, a day, a week.
+    expect([...buckets].sort((a, b) => a - b)).toEqual([60, 300, 3600, 86_400, 7 * 86_400]);
   });
 
   it('pages every row exactly once, in report order', () => {

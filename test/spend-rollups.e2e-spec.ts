@@ -83,6 +83,16 @@ describe('spend rollups and retention', () => {
            prompt_tokens::text, completion_tokens::text, cached_tokens::text, reasoning_tokens::text,
            cost_usd::text, unpriced_requests AS unpriced
       FROM usage_daily ORDER BY 1, 2, 3, 4, 5`;
+  const RAW_BY_HOUR_KEY = `
+    SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24') AS hour, key_id::text, public_model,
+           endpoint, count(*)::int AS requests, sum(prompt_tokens)::text AS prompt_tokens,
+           COALESCE(sum(cost_usd), 0)::numeric(30, 12)::text AS cost_usd,
+           count(*) FILTER (WHERE cost_usd IS NULL)::int AS unpriced
+      FROM usage_records GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`;
+  const HOURLY = `
+    SELECT to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24') AS hour, key_id::text, public_model,
+           endpoint, requests, prompt_tokens::text, cost_usd::text, unpriced_requests AS unpriced
+      FROM usage_hourly ORDER BY 1, 2, 3, 4`;
   const RAW_BY_END_USER = `
     SELECT to_char((created_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day, key_id::text,
            COALESCE(team_id::text, '') AS team_id, end_user, public_model, endpoint,
@@ -110,6 +120,9 @@ describe('spend rollups and retention', () => {
     const raw = (await database.query(RAW_BY_DAY_KEY)).rows;
     expect(raw.reduce((n, r) => n + r.requests, 0)).toBe(240);
     expect((await database.query(ROLLUPS)).rows).toEqual(raw);
+    expect((await database.query(HOURLY)).rows).toEqual(
+      (await database.query(RAW_BY_HOUR_KEY)).rows,
+    );
     // The end users' rollup holds the rows that name one, and only those.
     const rawByEndUser = (await database.query(RAW_BY_END_USER)).rows;
     expect(rawByEndUser.reduce((n, r) => n + r.requests, 0)).toBe(144);
@@ -151,7 +164,7 @@ describe('spend rollups and retention', () => {
     expect(teams.map((g) => g.group).sort()).toEqual(['', team].sort());
   });
 
-  it('USAGE_RETENTION_DAYS drops raw records older than N days (whole partitions, then the straddling month); rollups stay', async () => {
+  it('USAGE_RETENTION_DAYS drops raw records older than N days (whole partitions, then the straddling month) and their hourly rollups; daily rollups stay', async () => {
     const before = (await database.query(ROLLUPS)).rows;
     const endUsersBefore = (await database.query(END_USER_ROLLUPS)).rows;
     const all = { from: '2030-01-01', to: '2032-01-01' };
@@ -180,6 +193,11 @@ describe('spend rollups and retention', () => {
     );
     expect(after.rows.map((r) => r.day)).toEqual(['2031-01-15']);
     expect((await database.query(ROLLUPS)).rows).toEqual(before);
+    // The hours go with the raw rows they summed, and only those.
+    const hours = (await database.query(HOURLY)).rows;
+    expect(hours.length).toBeGreaterThan(0);
+    expect(hours.every((h) => h.hour.startsWith('2031-01-15'))).toBe(true);
+    expect(hours).toEqual((await database.query(RAW_BY_HOUR_KEY)).rows);
     expect((await database.query(END_USER_ROLLUPS)).rows).toEqual(endUsersBefore);
     // A report over every day still has every end user, with the same totals, from the rollup.
     const report = new SpendReport(prisma);

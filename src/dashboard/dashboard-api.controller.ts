@@ -1,5 +1,3 @@
-import { parseDecimal } from '../common/money/decimal';
-import { COST_DECIMALS, formatUsd } from '../common/money/price';
 import { Controller, Get, Inject, Query, Req, UseGuards } from '@nestjs/common';
 import type { Request } from 'express';
 import { readFileSync } from 'node:fs';
@@ -16,11 +14,7 @@ import { CurrentAccess, Requires } from '../identity/current-access.decorator';
 import { VirtualKeyService } from '../keys/virtual-key.service';
 import { DashboardSessionGuard } from './dashboard-session.guard';
 import { dashboardOrigin, DashboardSettings } from './dashboard-settings';
-import {
-  DashboardUsageService,
-  UsageBucketRow,
-  usageBucketSeconds,
-} from './dashboard-usage.service';
+import { DashboardUsageService, UsagePoint, usageBucketSeconds } from './dashboard-usage.service';
 import { UsageSeriesQuery } from './dto/usage-series.query';
 
 const VERSION = (
@@ -73,9 +67,9 @@ export class DashboardApiController {
   /**
    * The Usage page in one call: per time bucket, requests, errors, tokens and mean latency,
    * per key, per model and per endpoint (chat_completions, messages, responses). The bucket grows
-   * with the range so a chart has ~60 points, and is whole days beyond two days
-   * (usageBucketSeconds). `end_user` keeps that end user's requests only. A team admin or a
-   * member sees only the keys in their reach.
+   * with the range so a chart has ~60 points, and is whole hours beyond six hours and whole days
+   * beyond two days (usageBucketSeconds). `end_user` keeps that end user's requests only. A team
+   * admin or a member sees only the requests of the keys in their reach, in every series.
    */
   @Get('usage')
   @Requires('usage.read')
@@ -93,90 +87,44 @@ export class DashboardApiController {
         message: 'The range may span at most 366 days.',
       });
     const bucketSeconds = usageBucketSeconds(from, to);
-    const keys = await this.keys.list();
-    const names = new Map(keys.map((key) => [key.id, key.name]));
-    const inReach = new Set(keys.filter((key) => access.canReadKey(key)).map((key) => key.id));
+    // The keys (for their names) are read while the series are, unless the series need them.
+    const listed = this.keys.list();
+    const inReach = access.readsAll
+      ? null
+      : (await listed).filter((key) => access.canReadKey(key)).map((key) => key.id);
     const endUser = query.end_user || undefined;
-    const rows = (await this.usage.buckets(from, to, bucketSeconds, endUser)).filter(
-      (row) => access.readsAll || inReach.has(row.keyId),
-    );
+    const [keys, series] = await Promise.all([
+      listed,
+      this.usage.series(from, to, bucketSeconds, inReach, endUser),
+    ]);
+    const names = new Map(keys.map((key) => [key.id, key.name]));
     return {
       object: 'dashboard_usage',
       from: from.toISOString(),
       to: to.toISOString(),
       bucket_seconds: bucketSeconds,
       end_user: endUser ?? null,
-      by_key: series(
-        rows,
-        (row) => row.keyId,
-        (id) => names.get(id) ?? id,
-      ),
-      by_model: series(
-        rows,
-        (row) => row.model,
-        (model) => model,
-      ),
-      by_endpoint: series(
-        rows,
-        (row) => row.endpoint,
-        (endpoint) => endpoint,
-      ),
+      by_key: present(series.key, (id) => names.get(id) ?? id),
+      by_model: present(series.model, (model) => model),
+      by_endpoint: present(series.endpoint, (endpoint) => endpoint),
     };
   }
 }
 
-function series(
-  rows: UsageBucketRow[],
-  groupOf: (row: UsageBucketRow) => string,
-  nameOf: (group: string) => string,
-) {
-  const groups = new Map<
-    string,
-    Map<
-      number,
-      {
-        requests: number;
-        errors: number;
-        prompt_tokens: number;
-        completion_tokens: number;
-        latency_sum: number;
-        /** Pico-dollars, exact; null while no request of the point had a price. */
-        cost: bigint | null;
-      }
-    >
-  >();
-  for (const row of rows) {
-    const group = groupOf(row);
-    const buckets = groups.get(group) ?? new Map();
-    groups.set(group, buckets);
-    const t = row.bucket.getTime();
-    const point = buckets.get(t) ?? {
-      requests: 0,
-      errors: 0,
-      prompt_tokens: 0,
-      completion_tokens: 0,
-      latency_sum: 0,
-      cost: null,
-    };
-    point.requests += row.requests;
-    point.errors += row.errors;
-    point.prompt_tokens += row.promptTokens;
-    point.completion_tokens += row.completionTokens;
-    point.latency_sum += row.latencySum;
-    const cost = row.costUsd === null ? null : parseDecimal(row.costUsd, COST_DECIMALS);
-    if (cost !== null) point.cost = (point.cost ?? 0n) + cost;
-    buckets.set(t, point);
-  }
-  return [...groups].map(([group, buckets]) => ({
+function present(series: Map<string, UsagePoint[]>, nameOf: (group: string) => string) {
+  return [...series].map(([group, points]) => ({
     id: group,
     name: nameOf(group),
-    points: [...buckets].map(([t, { latency_sum, cost, ...point }]) => ({
-      t: new Date(t).toISOString(),
-      ...point,
+    points: points.map((point) => ({
+      t: point.bucket,
+      requests: point.requests,
+      errors: point.errors,
+      prompt_tokens: point.promptTokens,
+      completion_tokens: point.completionTokens,
       // US dollars as an exact decimal string (docs/spend.md); null when nothing was priced.
-      cost_usd: cost === null ? null : formatUsd(cost),
-      total_tokens: point.prompt_tokens + point.completion_tokens,
-      avg_latency_ms: point.requests > 0 ? Math.round(latency_sum / point.requests) : 0,
+      cost_usd: point.costUsd,
+      total_tokens: point.promptTokens + point.completionTokens,
+      avg_latency_ms: point.requests > 0 ? Math.round(point.latencySum / point.requests) : 0,
     })),
   }));
 }

@@ -7,38 +7,60 @@ export const DEFAULT_REPORT_DAYS = 30;
 export const DEFAULT_REPORT_LIMIT = 100;
 export const MAX_REPORT_LIMIT = 10_000;
 
+const HOUR_MS = 3_600_000;
 const WEEK_MS = 7 * DAY_MS;
 
 /**
  * A report's range cut where the rollups can answer: whole weeks (Thursday to Thursday, as the
  * dashboard's 7-day buckets, YYYY-MM-DD, first included) from usage_weekly, the other whole UTC
- * days from usage_daily, and only the partial days at the ends (`raw`, [from, to) instants) from
- * usage_records. A report grouped by day reads no weeks; one in sub-day buckets reads raw rows.
+ * days from usage_daily, the other whole hours from usage_hourly, and only the partial hours at
+ * the ends (`raw`, [from, to) instants) from usage_records. A report grouped by day reads no
+ * weeks; one in buckets of hours reads no days; one in buckets under an hour reads raw rows.
  */
 export interface SplitRange {
   weeks: { from: string; to: string } | null;
   days: Array<{ from: string; to: string }>;
+  hours: Array<{ from: Date; to: Date }>;
   raw: Array<{ from: Date; to: Date }>;
 }
 
-export type RollupDepth = 'weeks' | 'days' | 'raw';
+export type RollupDepth = 'weeks' | 'days' | 'hours' | 'raw';
+
+/** [from, to) in milliseconds cut into the whole `unit`s inside it and the parts at either end. */
+function cut(from: number, to: number, unit: number) {
+  const first = Math.ceil(from / unit) * unit;
+  const last = Math.floor(to / unit) * unit;
+  if (first >= last) return null;
+  const ends: Array<[number, number]> = [];
+  if (from < first) ends.push([from, first]);
+  if (last < to) ends.push([last, to]);
+  return { first, last, ends };
+}
 
 export function splitRange(from: Date, to: Date, depth: RollupDepth = 'weeks'): SplitRange {
-  const firstDay = Math.ceil(from.getTime() / DAY_MS) * DAY_MS;
-  const lastDay = Math.floor(to.getTime() / DAY_MS) * DAY_MS;
-  if (depth === 'raw' || firstDay >= lastDay)
-    return { weeks: null, days: [], raw: from < to ? [{ from, to }] : [] };
-  const raw: SplitRange['raw'] = [];
-  if (from.getTime() < firstDay) raw.push({ from, to: new Date(firstDay) });
-  if (lastDay < to.getTime()) raw.push({ from: new Date(lastDay), to });
-  const firstWeek = Math.ceil(firstDay / WEEK_MS) * WEEK_MS;
-  const lastWeek = Math.floor(lastDay / WEEK_MS) * WEEK_MS;
-  if (depth === 'days' || firstWeek >= lastWeek)
-    return { weeks: null, days: [{ from: dayOf(firstDay), to: dayOf(lastDay) }], raw };
-  const days: SplitRange['days'] = [];
-  if (firstDay < firstWeek) days.push({ from: dayOf(firstDay), to: dayOf(firstWeek) });
-  if (lastWeek < lastDay) days.push({ from: dayOf(lastWeek), to: dayOf(lastDay) });
-  return { weeks: { from: dayOf(firstWeek), to: dayOf(lastWeek) }, days, raw };
+  const split: SplitRange = { weeks: null, days: [], hours: [], raw: [] };
+  const instants = ([a, b]: [number, number]) => ({ from: new Date(a), to: new Date(b) });
+  const days = ([a, b]: [number, number]) => ({ from: dayOf(a), to: dayOf(b) });
+  const hours = depth === 'raw' ? null : cut(from.getTime(), to.getTime(), HOUR_MS);
+  if (!hours) {
+    if (from < to) split.raw.push({ from, to });
+    return split;
+  }
+  split.raw = hours.ends.map(instants);
+  const wholeDays = depth === 'hours' ? null : cut(hours.first, hours.last, DAY_MS);
+  if (!wholeDays) {
+    split.hours.push(instants([hours.first, hours.last]));
+    return split;
+  }
+  split.hours = wholeDays.ends.map(instants);
+  const weeks = depth === 'days' ? null : cut(wholeDays.first, wholeDays.last, WEEK_MS);
+  if (!weeks) {
+    split.days.push(days([wholeDays.first, wholeDays.last]));
+    return split;
+  }
+  split.days = weeks.ends.map(days);
+  split.weeks = days([weeks.first, weeks.last]);
+  return split;
 }
 
 export function dayOf(ms: number): string {
@@ -52,6 +74,11 @@ export function reportRange(
 ): { from: Date; to: Date } {
   const end = to ?? new Date();
   return { from: from ?? new Date(end.getTime() - DEFAULT_REPORT_DAYS * DAY_MS), to: end };
+}
+
+/** Code-unit order: the same on every machine, unlike a locale's, so cursors stay valid. */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** One page of a report's rows, and where the next one starts. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { trimDecimal } from '../common/money/decimal';
 import { PrismaService } from '../database/prisma.service';
-import { DAY_MS, DEFAULT_REPORT_DAYS, dayOf, splitRange } from './report-range';
+import { compareText, DAY_MS, DEFAULT_REPORT_DAYS, dayOf, splitRange } from './report-range';
 import { GROUP_COLUMNS, rollupQuery, runRollupQuery } from './rollup-query';
 
 export const SPEND_GROUPS = ['key', 'team', 'model', 'deployment', 'day', 'end_user'] as const;
@@ -74,10 +75,7 @@ export class SpendReport {
       { keyId: query.keyId, teamId: query.teamId, model: query.model },
     );
     const rows = statement
-      ? await runRollupQuery<Record<string, string>>(this.prisma.pool, {
-          sql: `${statement.sql} ORDER BY "g0"::text COLLATE "C"`,
-          params: statement.params,
-        })
+      ? await runRollupQuery<Record<string, string>>(this.prisma.pool, statement)
       : [];
     const groups = rows.map((row) => ({
       group: row.g0,
@@ -93,11 +91,8 @@ export class SpendReport {
       costUsd: trimDecimal(row.cost_usd),
       unpricedRequests: Number(row.unpriced_requests),
     }));
+    // In group order, the same on every machine (pages' cursors depend on it).
+    groups.sort((a, b) => compareText(a.group, b.group));
     return { from, to, groups };
   }
-}
-
-/** "1.230000000000" -> "1.23": Postgres numeric text, shortened without any float. */
-function trimDecimal(text: string): string {
-  return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
 }

@@ -18,7 +18,8 @@ export interface MaintenanceReport {
  * Keeps usage_records partitioned by UTC month: creates the current and next months'
  * partitions at startup and daily. With USAGE_RETENTION_MONTHS or USAGE_RETENTION_DAYS > 0 it
  * drops whole months that fell out of retention (a DROP TABLE, not a slow DELETE) and deletes the
- * older rows of the month that straddles a mid-month cutoff; the daily rollups are kept. Rows that
+ * older rows of the month that straddles a mid-month cutoff, and the hourly rollups of the same
+ * hours; the daily and weekly rollups are kept. Rows that
  * landed in the default partition because no monthly one existed yet are moved into the new
  * partition.
  */
@@ -71,8 +72,9 @@ export class UsagePartitions implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   /**
-   * The time before which raw rows go: the later of the months and days settings. Daily rollups
-   * (usage_daily) are not touched (docs/spend.md, "Spend reports and retention").
+   * The time before which raw rows and hourly rollups go: the later of the months and days
+   * settings. Daily and weekly rollups are not touched (docs/spend.md, "Spend reports and
+   * retention").
    */
   private retentionCutoff(now: Date, current: Date): Date | null {
     const cutoffs: number[] = [];
@@ -143,7 +145,8 @@ export class UsagePartitions implements OnApplicationBootstrap, OnModuleDestroy 
   /**
    * Drops every monthly partition that ends at or before the cutoff (a DROP TABLE), then deletes
    * the older rows of the one month that straddles a mid-month cutoff and of the default
-   * partition: the DELETE never spans more than one month of rows.
+   * partition: the DELETE never spans more than one month of rows. The hourly rollups before the
+   * cutoff are deleted too: a day's worth per daily run, once the first run has caught up.
    */
   private dropRowsBefore(cutoff: Date): Promise<string[]> {
     return this.prisma.$transaction(
@@ -164,6 +167,10 @@ export class UsagePartitions implements OnApplicationBootstrap, OnModuleDestroy 
         // On the parent: partition pruning limits it to the straddling month and the default.
         await tx.$executeRawUnsafe(
           `DELETE FROM "usage_records" WHERE "created_at" < '${cutoff.toISOString()}'`,
+        );
+        // The hours stand in for raw rows at a report's ends, so they go with them.
+        await tx.$executeRawUnsafe(
+          `DELETE FROM "usage_hourly" WHERE "hour" < '${cutoff.toISOString()}'`,
         );
         return expired;
       },

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { reportRange } from './report-range';
+import { compareText, reportRange } from './report-range';
 import { UsageRepository } from './usage.repository';
 import type { UsageGroup, UsageQuery } from './usage.types';
 
@@ -30,9 +30,4 @@ export class UsageReport {
       .sort((a, b) => b.requests - a.requests || compareText(a.group, b.group));
     return { from: range.from, to: range.to, groups };
   }
-}
-
-/** Code-unit order: the same on every machine, unlike a locale's, so cursors stay valid. */
-export function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

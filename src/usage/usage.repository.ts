@@ -62,6 +62,8 @@ const END_USER_DIMENSIONS: Dimension[] = [
   'public_model',
   'endpoint',
 ];
+/** usage_hourly's: the team and deployment are left out (docs/usage.md, "Reports at scale"). */
+const HOURLY_DIMENSIONS: Dimension[] = ['key_id', 'public_model', 'endpoint'];
 
 /**
  * Adds the inserted rows (those `where` keeps) to one rollup table, per period (`periodSql` of
@@ -94,12 +96,12 @@ ON CONFLICT (${key}) DO UPDATE SET
 
 /**
  * One statement inserts the batch and adds the rows it really inserted (RETURNING skips the
- * duplicates of a retried batch) to the daily and weekly rollups (weeks start on Thursdays, as
- * the dashboard's 7-day buckets do), so rollups and raw records always agree
- * (docs/spend.md, "Spend reports and retention"). Days are UTC. Rollup rows are upserted in key
- * order, so instances flushing at the same time lock them in the same order and cannot deadlock.
- * The rows that name an end user are added to usage_daily_end_user as well (docs/spend.md,
- * "Spend by end user").
+ * duplicates of a retried batch) to the daily, weekly and hourly rollups (weeks start on
+ * Thursdays, as the dashboard's 7-day buckets do), so rollups and raw records always agree
+ * (docs/spend.md, "Spend reports and retention"). Days and hours are UTC. Rollup rows are upserted
+ * in key order, so instances flushing at the same time lock them in the same order and cannot
+ * deadlock. The rows that name an end user are added to usage_daily_end_user as well
+ * (docs/spend.md, "Spend by end user").
  */
 const INSERT_BATCH = `
 WITH inserted AS (
@@ -114,7 +116,8 @@ WITH inserted AS (
   RETURNING *
 ),
 daily AS (${rollupUpsert('usage_daily', 'day', DAY, USAGE_DIMENSIONS)}),
-end_users AS (${rollupUpsert('usage_daily_end_user', 'day', DAY, END_USER_DIMENSIONS, `WHERE "end_user" IS NOT NULL`)})
+end_users AS (${rollupUpsert('usage_daily_end_user', 'day', DAY, END_USER_DIMENSIONS, `WHERE "end_user" IS NOT NULL`)}),
+hourly AS (${rollupUpsert('usage_hourly', 'hour', `date_bin('1 hour', "created_at", TIMESTAMPTZ '1970-01-01 00:00:00+00')`, HOURLY_DIMENSIONS)})
 ${rollupUpsert('usage_weekly', 'week', `${DAY} - ((${DAY} - DATE '1970-01-01') % 7)`, USAGE_DIMENSIONS)}`;
 
 function toRecord(row: UsageRow) {

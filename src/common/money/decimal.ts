@@ -28,6 +28,11 @@ export function formatDecimal(value: bigint, decimals: number): string {
   return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
 }
 
+/** "1.230000000000" -> "1.23": Postgres numeric text, shortened without any float. */
+export function trimDecimal(text: string): string {
+  return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
+}
+
 /** Integer division rounding up, for non-negative values. */
 export function divideUp(value: bigint, divisor: bigint): bigint {
   return (value + divisor - 1n) / divisor;
