@@ -63,9 +63,10 @@ describe('when Postgres drops packets', () => {
     // The key is cached but past its TTL: it is still served (KEY_CACHE_STALE_MS).
     await new Promise((resolve) => setTimeout(resolve, 300));
     const started = Date.now();
-    // The first reload gives up after DB_PING_TIMEOUT_MS (500 ms) and the stale answer is used...
+    // The first reload gives up after DB_PING_TIMEOUT_MS (500 ms) and the stale answer is used,
+    // well before the statement timeout (2 s) that a wait on the database would take...
     expect((await chat(gateway, key)).status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(Date.now() - started).toBeLessThan(1_500);
     // ...and while reloads keep failing, the next requests do not wait for them at all.
     const next = Date.now();
     expect((await chat(gateway, key)).status).toBe(200);
