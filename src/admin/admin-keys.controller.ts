@@ -17,12 +17,13 @@ import { ChangeScope, CurrentAccess, Requires } from '../identity/current-access
 import { VirtualKeyService } from '../keys/virtual-key.service';
 import { AdminGuard } from './admin.guard';
 import { assertKnownModels } from './known-models';
-import { presentCreatedKey, presentKey } from '../keys/virtual-key.presenter';
+import { presentKey } from '../keys/virtual-key.presenter';
 import { CreateKeyDto } from './dto/create-key.dto';
 import { toKeySettings } from './dto/key-settings.dto';
-import { DEFAULT_ROTATION_GRACE_SECONDS, RotateKeyDto } from './dto/rotate-key.dto';
+import { RotateKeyDto } from './dto/rotate-key.dto';
 import { UpdateKeyDto } from './dto/update-key.dto';
-import { assertMayCreateKey, KEY_OF_ANOTHER } from './key-access';
+import { KEY_OF_ANOTHER } from './key-access';
+import { KeyActionsService } from './key-actions.service';
 import { IdOrNameParam } from './dto/id-or-name.param';
 
 /**
@@ -37,25 +38,19 @@ export class AdminKeysController {
   constructor(
     private readonly keys: VirtualKeyService,
     private readonly models: GatewayConfigService,
+    private readonly actions: KeyActionsService,
   ) {}
 
   // The answer holds the key's secret, shown once: no cache may keep it.
   @Post()
   @Header('Cache-Control', 'no-store')
   @Requires('keys.write')
-  async create(
+  create(
     @Body() body: CreateKeyDto,
     @CurrentAccess() access: Access,
     @ChangeScope() scope: AuditScope,
   ) {
-    assertKnownModels(this.models.publicModels(), body.allowed_models);
-    assertMayCreateKey(access, body.team_id);
-    return presentCreatedKey(
-      await this.keys.create(
-        { name: body.name, ...toKeySettings(body), ownerUserId: access.principal.userId },
-        scope,
-      ),
-    );
+    return this.actions.create(body, access, scope);
   }
 
   @Get()
@@ -97,34 +92,24 @@ export class AdminKeysController {
   @Post(':id/revoke')
   @HttpCode(200)
   @Requires('keys.write')
-  async revoke(
+  revoke(
     @Param() { id }: IdOrNameParam,
     @CurrentAccess() access: Access,
     @ChangeScope() scope: AuditScope,
   ) {
-    const key = await this.keys.get(id);
-    access.assert(access.canWriteKey(key), KEY_OF_ANOTHER);
-    return presentKey(await this.keys.revoke(key.id, scope));
+    return this.actions.revoke(id, access, scope);
   }
 
   @Post(':id/rotate')
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
   @Requires('keys.write')
-  async rotate(
+  rotate(
     @Param() { id }: IdOrNameParam,
     @Body() body: RotateKeyDto,
     @CurrentAccess() access: Access,
     @ChangeScope() scope: AuditScope,
   ) {
-    const key = await this.keys.get(id);
-    access.assert(access.canWriteKey(key), KEY_OF_ANOTHER);
-    return presentCreatedKey(
-      await this.keys.rotate(
-        key.id,
-        { graceSeconds: body.grace_seconds ?? DEFAULT_ROTATION_GRACE_SECONDS },
-        scope,
-      ),
-    );
+    return this.actions.rotate(id, body, access, scope);
   }
 }

@@ -1,15 +1,13 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { CreateKeyDto } from '../admin/dto/create-key.dto';
-import { toKeySettings } from '../admin/dto/key-settings.dto';
-import { DEFAULT_ROTATION_GRACE_SECONDS, RotateKeyDto } from '../admin/dto/rotate-key.dto';
-import { assertMayCreateKey, KEY_OF_ANOTHER } from '../admin/key-access';
-import { assertKnownModels } from '../admin/known-models';
+import { RotateKeyDto } from '../admin/dto/rotate-key.dto';
+import { KeyActionsService } from '../admin/key-actions.service';
 import type { AuditScope } from '../audit/audit.types';
 import { Public } from '../auth/public.decorator';
 import { GatewayConfigService } from '../config/gateway-config.service';
 import type { Access } from '../identity/access';
 import { ChangeScope, CurrentAccess, Requires } from '../identity/current-access.decorator';
-import { presentCreatedKey, presentKey } from '../keys/virtual-key.presenter';
+import { presentKey } from '../keys/virtual-key.presenter';
 import { VirtualKeyService } from '../keys/virtual-key.service';
 import { BUDGET_PERIODS } from '../keys/virtual-key.types';
 import { TeamsService } from '../teams/teams.service';
@@ -32,6 +30,7 @@ export class DashboardKeysController {
     private readonly teams: TeamsService,
     private readonly models: GatewayConfigService,
     private readonly usage: DashboardUsageService,
+    private readonly actions: KeyActionsService,
   ) {}
 
   /** One page of keys with their last use, and what the create form offers. */
@@ -81,51 +80,34 @@ export class DashboardKeysController {
 
   @Post()
   @Requires('keys.write')
-  async create(
+  create(
     @Body() body: CreateKeyDto,
     @CurrentAccess() access: Access,
     @ChangeScope() scope: AuditScope,
   ) {
-    assertKnownModels(this.models.publicModels(), body.allowed_models);
-    assertMayCreateKey(access, body.team_id);
-    return presentCreatedKey(
-      await this.keys.create(
-        { name: body.name, ...toKeySettings(body), ownerUserId: access.principal.userId },
-        scope,
-      ),
-    );
+    return this.actions.create(body, access, scope);
   }
 
   @Post(':id/revoke')
   @HttpCode(200)
   @Requires('keys.write')
-  async revoke(
+  revoke(
     @Param() { id }: IdOrNameParam,
     @CurrentAccess() access: Access,
     @ChangeScope() scope: AuditScope,
   ) {
-    const key = await this.keys.get(id);
-    access.assert(access.canWriteKey(key), KEY_OF_ANOTHER);
-    return presentKey(await this.keys.revoke(key.id, scope));
+    return this.actions.revoke(id, access, scope);
   }
 
   @Post(':id/rotate')
   @HttpCode(200)
   @Requires('keys.write')
-  async rotate(
+  rotate(
     @Param() { id }: IdOrNameParam,
     @Body() body: RotateKeyDto,
     @CurrentAccess() access: Access,
     @ChangeScope() scope: AuditScope,
   ) {
-    const key = await this.keys.get(id);
-    access.assert(access.canWriteKey(key), KEY_OF_ANOTHER);
-    return presentCreatedKey(
-      await this.keys.rotate(
-        key.id,
-        { graceSeconds: body.grace_seconds ?? DEFAULT_ROTATION_GRACE_SECONDS },
-        scope,
-      ),
-    );
+    return this.actions.rotate(id, body, access, scope);
   }
 }
