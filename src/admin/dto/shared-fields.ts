@@ -1,4 +1,3 @@
-import { applyDecorators } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -11,19 +10,11 @@ import {
   Min,
 } from 'class-validator';
 import { IsPlainText } from '../../common/validation/field-validators';
+import { stacked } from '../../common/validation/stacked';
 import { MAX_REPORT_LIMIT } from '../../usage/report-range';
 
 /** Postgres int4, the column type of the limits and token budgets. */
 const INT4_MAX = 2_147_483_647;
-
-/**
- * Several validators as one, stacked as they would be written above a property. Decorators apply
- * bottom-up while applyDecorators applies its list in order, so the list is reversed: the
- * constraints then run, and the first failure is reported, exactly as with the stacked form.
- */
-function stacked(...decorators: PropertyDecorator[]): PropertyDecorator {
-  return applyDecorators(...decorators.reverse());
-}
 
 /** An optional int4 setting from `min` (a key's or team's limits and token budget). */
 export function OptionalInt4(min: number): PropertyDecorator {
