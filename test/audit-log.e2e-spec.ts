@@ -4,13 +4,13 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import request from 'supertest';
 import { CliModule } from '../src/cli/cli.module';
 import { loadAppConfig } from '../src/config/app-config';
 import { createKey, revokeKey, rotateKey } from '../src/cli/commands';
 import { createTeam, deleteTeam, updateKey, updateTeam } from '../src/cli/spend-commands';
 import { adminApi, ADMIN_KEY } from './support/admin';
+import { queryTestDatabase } from './support/databases';
 import { buildDashboard, dashboardSignIn } from './support/dashboard';
 import { TestOidcProvider } from './support/oidc-provider';
 import { csrfOf, ssoSignIn } from './support/sso';
@@ -21,15 +21,7 @@ jest.setTimeout(30_000);
 
 const run = `${process.pid}-${Date.now()}`;
 
-async function query(sql: string, params: unknown[] = []) {
-  const db = new Client({ connectionString: process.env.DATABASE_URL });
-  await db.connect();
-  try {
-    return (await db.query(sql, params)).rows;
-  } finally {
-    await db.end();
-  }
-}
+const query = queryTestDatabase;
 
 const rowsFor = (target: string) =>
   query('SELECT * FROM audit_log WHERE target_name = $1 OR target_id = $1 ORDER BY id', [target]);
