@@ -13,7 +13,7 @@ import { adminApi, ADMIN_KEY } from './support/admin';
 import { queryTestDatabase } from './support/databases';
 import { buildDashboard, dashboardSignIn } from './support/dashboard';
 import { TestOidcProvider } from './support/oidc-provider';
-import { csrfOf, ssoSignIn } from './support/sso';
+import { csrfOf, oidcEnv, ssoSignIn } from './support/sso';
 import { startTestApp, TestApp } from './support/test-app';
 
 // Sign-ins through the provider and gateway starts take seconds on a busy machine.
@@ -47,12 +47,7 @@ describe('audit log: one row per change, with who, what, from where, and no secr
       env: {
         ADMIN_API_KEY: ADMIN_KEY,
         GATEWAY_CONFIG: configFile,
-        DASHBOARD_RATE_LIMIT: '1000',
-        OIDC_ISSUER_URL: provider.issuer,
-        OIDC_CLIENT_ID: provider.clientId,
-        OIDC_CLIENT_SECRET: provider.clientSecret,
-        OIDC_SCOPES: 'openid email profile groups',
-        OIDC_ROLES: JSON.stringify({ admins: 'admin', auditors: 'viewer' }),
+        ...oidcEnv(provider, { admins: 'admin', auditors: 'viewer' }),
       },
     });
     provider.allowGateway(gateway.url);

@@ -5,6 +5,7 @@ import { ADMIN_KEY } from './support/admin';
 import { launchChromium, recordPageProblems } from './support/browser';
 import { buildDashboard } from './support/dashboard';
 import { TestOidcProvider } from './support/oidc-provider';
+import { oidcEnv } from './support/sso';
 import { startTestApp, TestApp } from './support/test-app';
 
 const ARTIFACTS = join(__dirname, '..', 'artifacts', 'identity');
@@ -35,11 +36,7 @@ describe('dashboard SSO in a real browser', () => {
     gateway = await startTestApp({
       env: {
         ADMIN_API_KEY: ADMIN_KEY,
-        OIDC_ISSUER_URL: provider.issuer,
-        OIDC_CLIENT_ID: provider.clientId,
-        OIDC_CLIENT_SECRET: provider.clientSecret,
-        OIDC_SCOPES: 'openid email profile groups',
-        OIDC_ROLES: JSON.stringify({ 'gateway-admins': 'admin', auditors: 'viewer' }),
+        ...oidcEnv(provider, { 'gateway-admins': 'admin', auditors: 'viewer' }),
         // The first test makes a dozen calls in a few seconds, denser than a person would.
         DASHBOARD_RATE_LIMIT: '30',
       },
