@@ -1,12 +1,10 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { CreateKeyDto } from '../admin/dto/create-key.dto';
-import { RotateKeyDto } from '../admin/dto/rotate-key.dto';
+import { Controller, Get, Query, UseGuards } from '@nestjs/common';
+import { KeyActionsController } from '../admin/key-actions.controller';
 import { KeyActionsService } from '../admin/key-actions.service';
-import type { AuditScope } from '../audit/audit.types';
 import { Public } from '../auth/public.decorator';
 import { GatewayConfigService } from '../config/gateway-config.service';
 import type { Access } from '../identity/access';
-import { ChangeScope, CurrentAccess, Requires } from '../identity/current-access.decorator';
+import { CurrentAccess, Requires } from '../identity/current-access.decorator';
 import { presentKey } from '../keys/virtual-key.presenter';
 import { VirtualKeyService } from '../keys/virtual-key.service';
 import { BUDGET_PERIODS } from '../keys/virtual-key.types';
@@ -14,24 +12,25 @@ import { TeamsService } from '../teams/teams.service';
 import { DashboardSessionGuard } from './dashboard-session.guard';
 import { DashboardUsageService } from './dashboard-usage.service';
 import { ListKeysQuery } from './dto/list-keys.query';
-import { IdOrNameParam } from '../admin/dto/id-or-name.param';
 
 /**
  * The Keys page: the keys in the signed-in person's reach (all for an admin or a viewer, their
  * teams' for a team admin, their own for a member), and the actions their role allows, enforced
- * here as on the admin API.
+ * here as on the admin API (create, revoke and rotate are KeyActionsController's, shared with it).
  */
 @Public() // no virtual key: DashboardSessionGuard checks the session instead
 @UseGuards(DashboardSessionGuard)
 @Controller('dashboard/api/keys')
-export class DashboardKeysController {
+export class DashboardKeysController extends KeyActionsController {
   constructor(
     private readonly keys: VirtualKeyService,
     private readonly teams: TeamsService,
     private readonly models: GatewayConfigService,
     private readonly usage: DashboardUsageService,
-    private readonly actions: KeyActionsService,
-  ) {}
+    actions: KeyActionsService,
+  ) {
+    super(actions);
+  }
 
   /** One page of keys with their last use, and what the create form offers. */
   @Get()
@@ -76,38 +75,5 @@ export class DashboardKeysController {
         budget_periods: BUDGET_PERIODS,
       },
     };
-  }
-
-  @Post()
-  @Requires('keys.write')
-  create(
-    @Body() body: CreateKeyDto,
-    @CurrentAccess() access: Access,
-    @ChangeScope() scope: AuditScope,
-  ) {
-    return this.actions.create(body, access, scope);
-  }
-
-  @Post(':id/revoke')
-  @HttpCode(200)
-  @Requires('keys.write')
-  revoke(
-    @Param() { id }: IdOrNameParam,
-    @CurrentAccess() access: Access,
-    @ChangeScope() scope: AuditScope,
-  ) {
-    return this.actions.revoke(id, access, scope);
-  }
-
-  @Post(':id/rotate')
-  @HttpCode(200)
-  @Requires('keys.write')
-  rotate(
-    @Param() { id }: IdOrNameParam,
-    @Body() body: RotateKeyDto,
-    @CurrentAccess() access: Access,
-    @ChangeScope() scope: AuditScope,
-  ) {
-    return this.actions.rotate(id, body, access, scope);
   }
 }
