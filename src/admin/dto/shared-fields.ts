@@ -3,11 +3,13 @@ import {
   ArrayMaxSize,
   IsArray,
   IsInt,
+  IsNotEmpty,
   IsOptional,
   IsString,
   Max,
   MaxLength,
   Min,
+  ValidateIf,
 } from 'class-validator';
 import { IsPlainText } from '../../common/validation/field-validators';
 import { stacked } from '../../common/validation/stacked';
@@ -15,6 +17,22 @@ import { MAX_REPORT_LIMIT } from '../../usage/report-range';
 
 /** Postgres int4, the column type of the limits and token budgets. */
 const INT4_MAX = 2_147_483_647;
+
+/** A key's or a team's name, as given at creation. */
+export function ResourceName(): PropertyDecorator {
+  return stacked(IsString(), IsNotEmpty(), MaxLength(200), IsPlainText());
+}
+
+/** A new name in an update: absent leaves the name alone; null is no name, which a key or team must have. */
+export function RenamedTo(): PropertyDecorator {
+  return stacked(
+    ValidateIf((_object, value) => value !== undefined),
+    IsString(),
+    IsNotEmpty(),
+    MaxLength(200),
+    IsPlainText(),
+  );
+}
 
 /** An optional int4 setting from `min` (a key's or team's limits and token budget). */
 export function OptionalInt4(min: number): PropertyDecorator {

@@ -1,9 +1,8 @@
-import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { IsIn, IsOptional } from 'class-validator';
 import { BUDGET_PERIODS, type BudgetPeriod } from '../../common/time/budget-period';
-import { IsPlainText } from '../../common/validation/field-validators';
 import type { TeamSettings } from '../../teams/team.types';
 import { IsBudgetUsd } from './budget-usd.validator';
-import { OptionalInt4, OptionalModelList } from './shared-fields';
+import { OptionalInt4, OptionalModelList, RenamedTo, ResourceName } from './shared-fields';
 
 /** Team settings on the wire (snake_case). Absent leaves a setting alone; null clears it. */
 export class TeamSettingsDto {
@@ -25,20 +24,12 @@ export class TeamSettingsDto {
 }
 
 export class CreateTeamDto extends TeamSettingsDto {
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
-  @IsPlainText()
+  @ResourceName()
   name!: string;
 }
 
 export class UpdateTeamDto extends TeamSettingsDto {
-  // Absent leaves the name alone; null is no name, which a key or team must have.
-  @ValidateIf((_object, value) => value !== undefined)
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
-  @IsPlainText()
+  @RenamedTo()
   name?: string;
 }
 
