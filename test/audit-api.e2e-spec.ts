@@ -1,12 +1,12 @@
 import { NestFactory } from '@nestjs/core';
 import { userInfo } from 'node:os';
-import { Client } from 'pg';
 import request from 'supertest';
 import { CliModule } from '../src/cli/cli.module';
 import { createKey, revokeKey, rotateKey } from '../src/cli/commands';
 import { createTeam, deleteTeam, updateKey } from '../src/cli/spend-commands';
 import { loadAppConfig } from '../src/config/app-config';
 import { adminApi, ADMIN_KEY } from './support/admin';
+import { queryTestDatabase } from './support/databases';
 import { buildDashboard } from './support/dashboard';
 import { TestOidcProvider } from './support/oidc-provider';
 import { oidcEnv, ssoSignIn } from './support/sso';
@@ -17,15 +17,7 @@ jest.setTimeout(30_000);
 
 const run = `${process.pid}-${Date.now()}`;
 
-async function query(sql: string, params: unknown[] = []) {
-  const db = new Client({ connectionString: process.env.DATABASE_URL });
-  await db.connect();
-  try {
-    return (await db.query(sql, params)).rows;
-  } finally {
-    await db.end();
-  }
-}
+const query = queryTestDatabase;
 
 /** GET /admin/audit and the dashboard's Audit calls, over rows made by each kind of actor. */
 describe('audit log: reading it', () => {

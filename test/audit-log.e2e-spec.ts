@@ -4,16 +4,16 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import request from 'supertest';
 import { CliModule } from '../src/cli/cli.module';
 import { loadAppConfig } from '../src/config/app-config';
 import { createKey, revokeKey, rotateKey } from '../src/cli/commands';
 import { createTeam, deleteTeam, updateKey, updateTeam } from '../src/cli/spend-commands';
 import { adminApi, ADMIN_KEY } from './support/admin';
+import { queryTestDatabase } from './support/databases';
 import { buildDashboard, dashboardSignIn } from './support/dashboard';
 import { TestOidcProvider } from './support/oidc-provider';
-import { csrfOf, ssoSignIn } from './support/sso';
+import { csrfOf, oidcEnv, ssoSignIn } from './support/sso';
 import { startTestApp, TestApp } from './support/test-app';
 
 // Sign-ins through the provider and gateway starts take seconds on a busy machine.
@@ -21,15 +21,7 @@ jest.setTimeout(30_000);
 
 const run = `${process.pid}-${Date.now()}`;
 
-async function query(sql: string, params: unknown[] = []) {
-  const db = new Client({ connectionString: process.env.DATABASE_URL });
-  await db.connect();
-  try {
-    return (await db.query(sql, params)).rows;
-  } finally {
-    await db.end();
-  }
-}
+const query = queryTestDatabase;
 
 const rowsFor = (target: string) =>
   query('SELECT * FROM audit_log WHERE target_name = $1 OR target_id = $1 ORDER BY id', [target]);
@@ -55,12 +47,7 @@ describe('audit log: one row per change, with who, what, from where, and no secr
       env: {
         ADMIN_API_KEY: ADMIN_KEY,
         GATEWAY_CONFIG: configFile,
-        DASHBOARD_RATE_LIMIT: '1000',
-        OIDC_ISSUER_URL: provider.issuer,
-        OIDC_CLIENT_ID: provider.clientId,
-        OIDC_CLIENT_SECRET: provider.clientSecret,
-        OIDC_SCOPES: 'openid email profile groups',
-        OIDC_ROLES: JSON.stringify({ admins: 'admin', auditors: 'viewer' }),
+        ...oidcEnv(provider, { admins: 'admin', auditors: 'viewer' }),
       },
     });
     provider.allowGateway(gateway.url);

@@ -14,7 +14,7 @@ import { buildDashboard, dashboardSignIn } from './support/dashboard';
 import { createDatabase, ScratchDatabase } from './support/databases';
 import { eventually } from './support/eventually';
 import { TestOidcProvider } from './support/oidc-provider';
-import { ssoSignIn } from './support/sso';
+import { oidcEnv, ssoSignIn } from './support/sso';
 import { startTestApp, TestApp } from './support/test-app';
 
 // Sign-ins through the provider and gateway starts take seconds on a busy machine.
@@ -67,12 +67,7 @@ describe('audit log: a change whose audit row fails is rolled back', () => {
         ADMIN_API_KEY: ADMIN_KEY,
         GATEWAY_CONFIG: configFile,
         KEY_CACHE_TTL_MS: '0',
-        DASHBOARD_RATE_LIMIT: '1000',
-        OIDC_ISSUER_URL: provider.issuer,
-        OIDC_CLIENT_ID: provider.clientId,
-        OIDC_CLIENT_SECRET: provider.clientSecret,
-        OIDC_SCOPES: 'openid email profile groups',
-        OIDC_ROLES: JSON.stringify({ admins: 'admin' }),
+        ...oidcEnv(provider, { admins: 'admin' }),
       },
     });
     provider.allowGateway(gateway.url);

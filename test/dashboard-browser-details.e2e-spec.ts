@@ -1,16 +1,16 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
 import { PrismaService } from '../src/database/prisma.service';
 import { toCsv, type CsvCell } from '../src/common/http/csv';
 import { BUDGET_PERIODS } from '../src/common/time/budget-period';
 import { UsageReport } from '../src/usage/usage-report.service';
 import { ADMIN_KEY } from './support/admin';
+import { launchChromium, recordPageProblems } from './support/browser';
 import { buildDashboard } from './support/dashboard';
 import { eventually } from './support/eventually';
 import { startTestApp, TestApp } from './support/test-app';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** The gateway under a name with a parent domain, so that Domain= cookies can be planted. */
 const HOST = 'dash.gateway.test';
 
@@ -26,19 +26,12 @@ describe('dashboard details in a real browser', () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(
-        `No browser at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`,
-      );
     buildDashboard();
     gateway = await startTestApp({
       env: { ADMIN_API_KEY: ADMIN_KEY, DASHBOARD_RATE_LIMIT: '1000', KEY_CACHE_TTL_MS: '0' },
     });
     origin = gateway.url.replace('127.0.0.1', HOST);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', `--host-resolver-rules=MAP ${HOST} 127.0.0.1`],
-    });
+    browser = await launchChromium([`--host-resolver-rules=MAP ${HOST} 127.0.0.1`]);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -49,12 +42,11 @@ describe('dashboard details in a real browser', () => {
   async function freshPage(): Promise<{ context: BrowserContext; page: Page }> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    page.on('pageerror', (error) => problems.push(error.message));
-    page.on('response', (response) => {
-      const signedOut = response.status() === 401 && response.url().includes('/dashboard/api/');
-      if (response.status() >= 400 && !signedOut)
-        problems.push(`${response.status()} ${response.request().method()} ${response.url()}`);
-    });
+    recordPageProblems(
+      page,
+      problems,
+      (response) => response.status() === 401 && response.url().includes('/dashboard/api/'),
+    );
     return { context, page };
   }
 

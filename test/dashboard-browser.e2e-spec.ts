@@ -1,16 +1,15 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { VirtualKeyService } from '../src/keys/virtual-key.service';
 import { UsageReport } from '../src/usage/usage-report.service';
 import { ADMIN_KEY } from './support/admin';
+import { launchChromium, recordPageProblems } from './support/browser';
 import { buildDashboard } from './support/dashboard';
 import { eventually } from './support/eventually';
 import { startTestApp, TestApp } from './support/test-app';
 
-/** Debian's chromium (apt-get install chromium); .ci/run installs it when missing. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Screenshots and the measured load time, kept as test artifacts (docs/dashboard.md shows the screenshots, kept in docs/dashboard/). */
 const ARTIFACTS = join(__dirname, '..', 'artifacts', 'dashboard');
 
@@ -28,10 +27,6 @@ describe('dashboard in a real browser', () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(
-        `No browser at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`,
-      );
     buildDashboard();
     mkdirSync(ARTIFACTS, { recursive: true });
     // The real limits (10 calls per 10 s per session): normal use must stay inside them.
@@ -43,7 +38,7 @@ describe('dashboard in a real browser', () => {
         'beta-v4-flash-0731': [{ provider: 'mock' }],
       },
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gateway.url });
     page = await context.newPage();
@@ -52,16 +47,15 @@ describe('dashboard in a real browser', () => {
       if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
         problems.push(message.text());
     });
-    page.on('pageerror', (error) => problems.push(error.message));
     // The first call asks whether a session exists; its 401 before sign-in is the expected answer.
-    page.on('response', (response) => {
-      const expected =
+    recordPageProblems(
+      page,
+      problems,
+      (response) =>
         response.status() === 401 &&
         response.url().endsWith('/dashboard/api/session') &&
-        response.request().method() === 'GET';
-      if (response.status() >= 400 && !expected)
-        problems.push(`${response.status()} ${response.request().method()} ${response.url()}`);
-    });
+        response.request().method() === 'GET',
+    );
   }, 60_000);
 
   afterAll(async () => {

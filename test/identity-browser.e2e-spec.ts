@@ -1,12 +1,13 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ADMIN_KEY } from './support/admin';
+import { launchChromium, recordPageProblems } from './support/browser';
 import { buildDashboard } from './support/dashboard';
 import { TestOidcProvider } from './support/oidc-provider';
+import { oidcEnv } from './support/sso';
 import { startTestApp, TestApp } from './support/test-app';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '..', 'artifacts', 'identity');
 
 /**
@@ -22,10 +23,6 @@ describe('dashboard SSO in a real browser', () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(
-        `No browser at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`,
-      );
     buildDashboard();
     mkdirSync(ARTIFACTS, { recursive: true });
     provider = await TestOidcProvider.start(
@@ -39,17 +36,13 @@ describe('dashboard SSO in a real browser', () => {
     gateway = await startTestApp({
       env: {
         ADMIN_API_KEY: ADMIN_KEY,
-        OIDC_ISSUER_URL: provider.issuer,
-        OIDC_CLIENT_ID: provider.clientId,
-        OIDC_CLIENT_SECRET: provider.clientSecret,
-        OIDC_SCOPES: 'openid email profile groups',
-        OIDC_ROLES: JSON.stringify({ 'gateway-admins': 'admin', auditors: 'viewer' }),
+        ...oidcEnv(provider, { 'gateway-admins': 'admin', auditors: 'viewer' }),
         // The first test makes a dozen calls in a few seconds, denser than a person would.
         DASHBOARD_RATE_LIMIT: '30',
       },
     });
     provider.allowGateway(gateway.url);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -61,12 +54,10 @@ describe('dashboard SSO in a real browser', () => {
   async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    page.on('pageerror', (error) => problems.push(error.message));
-    page.on('response', (response) => {
+    recordPageProblems(page, problems, (response) => {
       const url = new URL(response.url());
       const signedOut = response.status() === 401 && url.pathname === '/dashboard/api/session';
-      if (url.origin === gateway.url && response.status() >= 400 && !signedOut)
-        problems.push(`${response.status()} ${response.request().method()} ${response.url()}`);
+      return url.origin !== gateway.url || signedOut;
     });
     return { context, page };
   }

@@ -4,7 +4,7 @@ import { chat } from './support/chat';
 import { buildDashboard } from './support/dashboard';
 import { eventually } from './support/eventually';
 import { TestOidcProvider } from './support/oidc-provider';
-import { csrfOf, ssoSignIn } from './support/sso';
+import { csrfOf, oidcEnv, ssoSignIn } from './support/sso';
 import { startTestApp, TestApp } from './support/test-app';
 
 // Sign-ins through the provider and gateway starts take seconds on a busy machine.
@@ -68,12 +68,7 @@ describe('roles from groups, enforced on the admin API and the dashboard API', (
     gateway = await startTestApp({
       env: {
         ADMIN_API_KEY: ADMIN_KEY,
-        OIDC_ISSUER_URL: provider.issuer,
-        OIDC_CLIENT_ID: provider.clientId,
-        OIDC_CLIENT_SECRET: provider.clientSecret,
-        OIDC_SCOPES: 'openid email profile groups',
-        OIDC_ROLES: JSON.stringify(ROLES),
-        DASHBOARD_RATE_LIMIT: '1000',
+        ...oidcEnv(provider, ROLES),
       },
     });
     provider.allowGateway(gateway.url);

@@ -2,6 +2,7 @@ import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { Client } from 'pg';
 import request from 'supertest';
 import { ADMIN_KEY } from './support/admin';
+import { queryTestDatabase } from './support/databases';
 import { buildDashboard } from './support/dashboard';
 import { TestOidcProvider } from './support/oidc-provider';
 import { csrfOf, deliverCallback, oidcEnv, ssoSignIn } from './support/sso';
@@ -17,20 +18,11 @@ const USERS = {
 };
 const ROLES = { 'gateway-admins': 'admin', auditors: 'viewer', staff: 'member' };
 
-async function auditRows(action: string, since: Date) {
-  const db = new Client({ connectionString: process.env.DATABASE_URL });
-  await db.connect();
-  try {
-    return (
-      await db.query('SELECT * FROM audit_log WHERE action = $1 AND created_at >= $2 ORDER BY id', [
-        action,
-        since,
-      ])
-    ).rows;
-  } finally {
-    await db.end();
-  }
-}
+const auditRows = (action: string, since: Date) =>
+  queryTestDatabase('SELECT * FROM audit_log WHERE action = $1 AND created_at >= $2 ORDER BY id', [
+    action,
+    since,
+  ]);
 
 beforeAll(() => buildDashboard());
 

@@ -3,7 +3,7 @@ import { ADMIN_KEY, adminApi } from './support/admin';
 import { dashboardSignIn, type DashboardSessionCookie } from './support/dashboard';
 import { expectEnvelope } from './support/envelope';
 import { waitUntil } from './support/eventually';
-import { TcpProxy } from './support/tcp-proxy';
+import { proxiedPostgres, type TcpProxy } from './support/tcp-proxy';
 import { startTestApp, TestApp } from './support/test-app';
 
 // The admin API and the dashboard's API while Postgres is away: 503 service_unavailable with
@@ -19,14 +19,11 @@ describe('admin API and dashboard during a Postgres outage', () => {
   let session: DashboardSessionCookie;
 
   beforeAll(async () => {
-    proxy = new TcpProxy('127.0.0.1', 5432);
-    await proxy.start();
-    const url = new URL(process.env.DATABASE_URL!);
-    url.hostname = '127.0.0.1';
-    url.port = String(proxy.port);
+    let databaseUrl: string;
+    ({ proxy, databaseUrl } = await proxiedPostgres());
     gateway = await startTestApp({
       env: {
-        DATABASE_URL: url.toString(),
+        DATABASE_URL: databaseUrl,
         ADMIN_API_KEY: ADMIN_KEY,
         DASHBOARD_RATE_LIMIT: '1000',
         DB_STATEMENT_TIMEOUT_MS: '1000',

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import request from 'supertest';
 import { chat } from './support/chat';
 import { logged } from './support/logs';
-import { TcpProxy } from './support/tcp-proxy';
+import { proxiedPostgres, type TcpProxy } from './support/tcp-proxy';
 import { startTestApp, TestApp } from './support/test-app';
 import { waitUntil } from './support/eventually';
 
@@ -27,14 +27,11 @@ describe('when Postgres drops packets', () => {
     infos = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
     errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     debugs = jest.spyOn(Logger.prototype, 'debug').mockImplementation(() => undefined);
-    proxy = new TcpProxy('127.0.0.1', 5432);
-    await proxy.start();
-    const url = new URL(process.env.DATABASE_URL!);
-    url.hostname = '127.0.0.1';
-    url.port = String(proxy.port);
+    let databaseUrl: string;
+    ({ proxy, databaseUrl } = await proxiedPostgres());
     gateway = await startTestApp({
       env: {
-        DATABASE_URL: url.toString(),
+        DATABASE_URL: databaseUrl,
         KEY_CACHE_TTL_MS: '200',
         KEY_LISTENER_PING_INTERVAL_MS: '1000',
         DB_STATEMENT_TIMEOUT_MS: '2000',

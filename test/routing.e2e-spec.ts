@@ -160,48 +160,40 @@ describe('Routing between deployments (e2e)', () => {
     expect(backup.requests.length).toBe(backupCalls);
   });
 
-  it('waits out a short Retry-After before the next attempt', async () => {
-    let rateLimitedAt = 0;
-    let retriedAt = 0;
+  /** The primary answers 429 with this Retry-After, the backup then answers `text`: when each did. */
+  function rateLimitedThenAnswered(retryAfter: string, text: string) {
+    const times = { rateLimitedAt: 0, retriedAt: 0 };
     primary.next((request, response, raw) => {
-      rateLimitedAt = Date.now();
+      times.rateLimitedAt = Date.now();
       return errorResponse(
         429,
         { error: { message: 'slow down', type: 'requests' } },
-        { 'retry-after': '1' },
+        { 'retry-after': retryAfter },
       )(request, response, raw);
     });
     backup.next((request, response, raw) => {
-      retriedAt = Date.now();
-      return completion('after the pause')(request, response, raw);
+      times.retriedAt = Date.now();
+      return completion(text)(request, response, raw);
     });
+    return times;
+  }
+
+  it('waits out a short Retry-After before the next attempt', async () => {
+    const times = rateLimitedThenAnswered('1', 'after the pause');
     const { data, response } = await client.chat.completions
       .create({ model: 'retry-after', messages: hi })
       .withResponse();
     expect(data.choices[0].message.content).toBe('after the pause');
-    expect(retriedAt - rateLimitedAt).toBeGreaterThanOrEqual(950);
-    expect(retriedAt - rateLimitedAt).toBeLessThan(1_500);
+    expect(times.retriedAt - times.rateLimitedAt).toBeGreaterThanOrEqual(950);
+    expect(times.retriedAt - times.rateLimitedAt).toBeLessThan(1_500);
     // The pause was the provider's, not the gateway's own work.
     expect(Number(response.headers.get('x-gateway-overhead-ms'))).toBeLessThan(500);
   });
 
   it('does not wait for a long Retry-After: moves on at once and rests that deployment instead', async () => {
-    let rateLimitedAt = 0;
-    let retriedAt = 0;
-    primary.next((request, response, raw) => {
-      rateLimitedAt = Date.now();
-      return errorResponse(
-        429,
-        { error: { message: 'slow down', type: 'requests' } },
-        { 'retry-after': '60' },
-      )(request, response, raw);
-    });
-    backup.next((request, response, raw) => {
-      retriedAt = Date.now();
-      return completion('elsewhere')(request, response, raw);
-    });
+    const times = rateLimitedThenAnswered('60', 'elsewhere');
     await client.chat.completions.create({ model: 'retry-after-long', messages: hi });
-    expect(retriedAt - rateLimitedAt).toBeLessThan(500);
+    expect(times.retriedAt - times.rateLimitedAt).toBeLessThan(500);
     const primaryCalls = primary.requests.length;
     const { response } = await client.chat.completions
       .create({ model: 'retry-after-long', messages: hi })

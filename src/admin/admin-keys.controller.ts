@@ -1,14 +1,4 @@
-import {
-  Body,
-  Controller,
-  Get,
-  Header,
-  HttpCode,
-  Param,
-  Patch,
-  Post,
-  UseGuards,
-} from '@nestjs/common';
+import { Body, Controller, Get, Param, Patch, UseGuards } from '@nestjs/common';
 import type { AuditScope } from '../audit/audit.types';
 import { Public } from '../auth/public.decorator';
 import { GatewayConfigService } from '../config/gateway-config.service';
@@ -17,45 +7,30 @@ import { ChangeScope, CurrentAccess, Requires } from '../identity/current-access
 import { VirtualKeyService } from '../keys/virtual-key.service';
 import { AdminGuard } from './admin.guard';
 import { assertKnownModels } from './known-models';
-import { presentCreatedKey, presentKey } from '../keys/virtual-key.presenter';
-import { CreateKeyDto } from './dto/create-key.dto';
+import { presentKey } from '../keys/virtual-key.presenter';
 import { toKeySettings } from './dto/key-settings.dto';
-import { DEFAULT_ROTATION_GRACE_SECONDS, RotateKeyDto } from './dto/rotate-key.dto';
 import { UpdateKeyDto } from './dto/update-key.dto';
-import { assertMayCreateKey, KEY_OF_ANOTHER } from './key-access';
+import { KEY_OF_ANOTHER } from './key-access';
+import { KeyActionsController } from './key-actions.controller';
+import { KeyActionsService } from './key-actions.service';
 import { IdOrNameParam } from './dto/id-or-name.param';
 
 /**
  * Key management over HTTP. `:id` takes a key's id or its name, as the CLI does. Roles narrow
  * what each caller reaches (docs/sso.md, "Roles"): a team admin their teams' keys, a member the
- * keys they created; another's key is a 403.
+ * keys they created; another's key is a 403. Create, revoke and rotate are KeyActionsController's,
+ * shared with the dashboard.
  */
 @Public() // no virtual key: AdminGuard checks the admin credential instead
 @UseGuards(AdminGuard)
 @Controller('admin/keys')
-export class AdminKeysController {
+export class AdminKeysController extends KeyActionsController {
   constructor(
     private readonly keys: VirtualKeyService,
     private readonly models: GatewayConfigService,
-  ) {}
-
-  // The answer holds the key's secret, shown once: no cache may keep it.
-  @Post()
-  @Header('Cache-Control', 'no-store')
-  @Requires('keys.write')
-  async create(
-    @Body() body: CreateKeyDto,
-    @CurrentAccess() access: Access,
-    @ChangeScope() scope: AuditScope,
+    actions: KeyActionsService,
   ) {
-    assertKnownModels(this.models.publicModels(), body.allowed_models);
-    assertMayCreateKey(access, body.team_id);
-    return presentCreatedKey(
-      await this.keys.create(
-        { name: body.name, ...toKeySettings(body), ownerUserId: access.principal.userId },
-        scope,
-      ),
-    );
+    super(actions);
   }
 
   @Get()
@@ -91,40 +66,6 @@ export class AdminKeysController {
     );
     return presentKey(
       await this.keys.update(key.id, { name: body.name, ...toKeySettings(body) }, scope),
-    );
-  }
-
-  @Post(':id/revoke')
-  @HttpCode(200)
-  @Requires('keys.write')
-  async revoke(
-    @Param() { id }: IdOrNameParam,
-    @CurrentAccess() access: Access,
-    @ChangeScope() scope: AuditScope,
-  ) {
-    const key = await this.keys.get(id);
-    access.assert(access.canWriteKey(key), KEY_OF_ANOTHER);
-    return presentKey(await this.keys.revoke(key.id, scope));
-  }
-
-  @Post(':id/rotate')
-  @HttpCode(200)
-  @Header('Cache-Control', 'no-store')
-  @Requires('keys.write')
-  async rotate(
-    @Param() { id }: IdOrNameParam,
-    @Body() body: RotateKeyDto,
-    @CurrentAccess() access: Access,
-    @ChangeScope() scope: AuditScope,
-  ) {
-    const key = await this.keys.get(id);
-    access.assert(access.canWriteKey(key), KEY_OF_ANOTHER);
-    return presentCreatedKey(
-      await this.keys.rotate(
-        key.id,
-        { graceSeconds: body.grace_seconds ?? DEFAULT_ROTATION_GRACE_SECONDS },
-        scope,
-      ),
     );
   }
 }

@@ -8,6 +8,7 @@ import { AdminKeysController } from './admin-keys.controller';
 import { AdminUsageController } from './admin-usage.controller';
 import { AdminTeamsController } from './admin-teams.controller';
 import { AdminSpendController } from './admin-spend.controller';
+import { KeyActionsService } from './key-actions.service';
 
 /** Admin requests carry small JSON documents: 100 KiB is plenty, where completions need 1 MiB of messages. */
 export const ADMIN_BODY_LIMIT = '100kb';
@@ -27,5 +28,6 @@ export const ADMIN_BODY_LIMIT = '100kb';
     AdminConfigController,
     AdminAuditController,
   ],
+  providers: [KeyActionsService],
 })
 export class AdminModule {}

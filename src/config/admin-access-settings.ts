@@ -1,19 +1,16 @@
 import { Transform } from 'class-transformer';
 import {
   IsIn,
-  IsInt,
   IsNotEmpty,
   IsOptional,
   IsString,
   IsUrl,
   Matches,
-  Max,
-  Min,
   MinLength,
   ValidateBy,
   ValidateIf,
 } from 'class-validator';
-import { emptyToUndefined, toInt } from './env-transforms';
+import { emptyToUndefined, IntSetting } from './env-transforms';
 import { parseTrustProxy } from './trust-proxy';
 
 /**
@@ -33,16 +30,10 @@ export class AdminAccessSettings {
    * Failed admin API credentials (a wrong admin key, a refused bearer token) per client address
    * per ADMIN_AUTH_FAILURE_WINDOW_MS; beyond it a wrong credential gets 429, a right one passes.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(1_000_000)
+  @IntSetting(1, 1_000_000)
   ADMIN_AUTH_FAILURE_LIMIT = 10;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(1_000)
-  @Max(86_400_000)
+  @IntSetting(1_000, 86_400_000)
   ADMIN_AUTH_FAILURE_WINDOW_MS = 900_000;
 
   /**
@@ -67,43 +58,25 @@ export class AdminAccessSettings {
   PUBLIC_BASE_URL?: string;
 
   /** A dashboard session ends after this long without a request. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1_000)
-  @Max(86_400_000)
+  @IntSetting(1_000, 86_400_000)
   DASHBOARD_SESSION_IDLE_MS = 1_800_000;
 
   /** A dashboard session ends this long after sign-in, however busy (default 12 h; at most 30 days). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1_000)
-  @Max(2_592_000_000)
+  @IntSetting(1_000, 2_592_000_000)
   DASHBOARD_SESSION_MAX_MS = 43_200_000;
 
   /** Dashboard API calls allowed per session per DASHBOARD_RATE_WINDOW_MS (default 10 per 10 s). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(1_000_000)
+  @IntSetting(1, 1_000_000)
   DASHBOARD_RATE_LIMIT = 10;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(1_000)
-  @Max(3_600_000)
+  @IntSetting(1_000, 3_600_000)
   DASHBOARD_RATE_WINDOW_MS = 10_000;
 
   /** Failed dashboard sign-ins per client address per window; a right key always signs in. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(1_000_000)
+  @IntSetting(1, 1_000_000)
   DASHBOARD_SIGNIN_FAILURE_LIMIT = 5;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(1_000)
-  @Max(86_400_000)
+  @IntSetting(1_000, 86_400_000)
   DASHBOARD_SIGNIN_FAILURE_WINDOW_MS = 900_000;
 
   /** The admin key may be exchanged for a dashboard session; `off` leaves SSO as the only way in. */
@@ -156,10 +129,7 @@ export class AdminAccessSettings {
   OIDC_API_AUDIENCE?: string;
 
   /** Days of audit rows kept; 0 keeps them all. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(36_500)
+  @IntSetting(0, 36_500)
   AUDIT_RETENTION_DAYS = 365;
 }
 

@@ -7,7 +7,6 @@ import {
   IsString,
   IsUrl,
   Matches,
-  Max,
   Min,
   MinLength,
   validateSync,
@@ -16,7 +15,7 @@ import { BUDGET_PERIODS, BudgetPeriod } from '../common/time/budget-period';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
 
-import { emptyToUndefined, toInt } from './env-transforms';
+import { emptyToUndefined, IntSetting, toInt } from './env-transforms';
 import { AdminAccessSettings } from './admin-access-settings';
 
 /**
@@ -25,10 +24,7 @@ import { AdminAccessSettings } from './admin-access-settings';
  * injected by class; code never reads process.env for a setting.
  */
 export class AppConfig extends AdminAccessSettings {
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IntSetting(0, 65535)
   PORT = 8080;
 
   /** This machine only, unless told otherwise (the Docker image sets 0.0.0.0). */
@@ -74,112 +70,67 @@ export class AppConfig extends AdminAccessSettings {
   DB_MIGRATE_ON_START: 'true' | 'false' = 'false';
 
   /** How long a verified key stays cached in memory. Revocation is honoured within this time. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(300_000)
+  @IntSetting(0, 300_000)
   KEY_CACHE_TTL_MS = 10_000;
 
   /** A cached key whose reload fails (Postgres down) stays accepted this long past KEY_CACHE_TTL_MS; 0: never. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(86_400_000)
+  @IntSetting(0, 86_400_000)
   KEY_CACHE_STALE_MS = 300_000;
 
   /** Interval of `: keep-alive` comments while a stream's upstream is silent; 0 turns them off. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(600_000)
+  @IntSetting(0, 600_000)
   SSE_HEARTBEAT_MS = 15_000;
 
   /** A streaming client whose connection carries no traffic for this long is disconnected; 0 never. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(3_600_000)
+  @IntSetting(0, 3_600_000)
   SSE_STALL_TIMEOUT_MS = 120_000;
 
   /** Largest JSON answer read from a provider; a bigger one is cut off and answered with a 502. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1024)
-  @Max(1024 * 1024 * 1024)
+  @IntSetting(1024, 1024 * 1024 * 1024)
   UPSTREAM_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
   /**
    * Default of a model's `request_timeout_ms`: how long all attempts of one request and the
    * waits between them may take together, from its arrival, before it is answered 504.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(3_600_000)
+  @IntSetting(100, 3_600_000)
   REQUEST_TIMEOUT_MS = 600_000;
 
   /** Longest a stream may run, counted from the moment the gateway accepted the request. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1_000)
-  @Max(86_400_000)
+  @IntSetting(1_000, 86_400_000)
   STREAM_MAX_DURATION_MS = 1_800_000;
 
   /** Most deployments one request tries (each at most once) before its error is answered. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(20)
+  @IntSetting(1, 20)
   ROUTER_MAX_ATTEMPTS = 3;
 
   /** First backoff between two attempts (doubled each time, up to ROUTER_BACKOFF_MAX_MS, jittered). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(60_000)
+  @IntSetting(0, 60_000)
   ROUTER_BACKOFF_BASE_MS = 25;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(60_000)
+  @IntSetting(0, 60_000)
   ROUTER_BACKOFF_MAX_MS = 1_000;
 
   /** A provider's Retry-After up to this long is waited out before the next attempt. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(600_000)
+  @IntSetting(0, 600_000)
   ROUTER_RETRY_AFTER_MAX_MS = 2_000;
 
   /** Consecutive failures after which a deployment is skipped for DEPLOYMENT_COOLDOWN_MS. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(1_000_000_000)
+  @IntSetting(1, 1_000_000_000)
   DEPLOYMENT_FAILURE_THRESHOLD = 3;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(3_600_000)
+  @IntSetting(100, 3_600_000)
   DEPLOYMENT_COOLDOWN_MS = 30_000;
 
   /** Months of usage records kept (whole months before the current one); 0 keeps them all. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(1_200)
+  @IntSetting(0, 1_200)
   USAGE_RETENTION_MONTHS = 0;
 
   /**
    * Days of raw usage records kept (docs/spend.md, "Retention"); 0 keeps them all. Daily spend
    * rollups are kept whatever this says. With USAGE_RETENTION_MONTHS too, the shorter one wins.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(36_500)
+  @IntSetting(0, 36_500)
   USAGE_RETENTION_DAYS = 0;
 
   /** `off` turns the /v1/responses store off: nothing stored, nothing to continue or read. */
@@ -187,24 +138,15 @@ export class AppConfig extends AdminAccessSettings {
   RESPONSES_STORE: 'on' | 'off' = 'on';
 
   /** Days a stored response is kept (docs/responses.md); 0 keeps them all. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(36_500)
+  @IntSetting(0, 36_500)
   RESPONSES_RETENTION_DAYS = 30;
 
   /** How often buffered usage records are written to Postgres. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(10)
-  @Max(60_000)
+  @IntSetting(10, 60_000)
   USAGE_FLUSH_INTERVAL_MS = 1_000;
 
   /** On shutdown, how long running requests (streams) may take to finish before usage is flushed. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(3_600_000)
+  @IntSetting(0, 3_600_000)
   SHUTDOWN_DRAIN_TIMEOUT_MS = 30_000;
 
   /** Shared storage for rate limits and budgets; without it they are counted in memory, per instance. */
@@ -226,45 +168,27 @@ export class AppConfig extends AdminAccessSettings {
   LIMITS_ON_STORE_FAILURE: 'local' | 'closed' = 'local';
 
   /** Longest wait for one Redis command or connection attempt before limits fall back to memory. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(10)
-  @Max(10_000)
+  @IntSetting(10, 10_000)
   REDIS_TIMEOUT_MS = 500;
 
   /** Longest wait for a new Postgres connection (pool and key change listener). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(60_000)
+  @IntSetting(100, 60_000)
   DB_CONNECT_TIMEOUT_MS = 3_000;
 
   /** Postgres cancels a statement running longer; the client gives up 1 s later (a silent network). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(600_000)
+  @IntSetting(100, 600_000)
   DB_STATEMENT_TIMEOUT_MS = 15_000;
 
   /** Longest wait for a quick query (readiness ping, key lookup, listener ping) before Postgres counts as down. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(50)
-  @Max(30_000)
+  @IntSetting(50, 30_000)
   DB_PING_TIMEOUT_MS = 2_000;
 
   /** How often the key change listener checks that its connection still answers. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(600_000)
+  @IntSetting(100, 600_000)
   KEY_LISTENER_PING_INTERVAL_MS = 5_000;
 
   /** Per error kind (e.g. 503 service_unavailable), at most one log line per interval, with a count. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(3_600_000)
+  @IntSetting(0, 3_600_000)
   ERROR_LOG_INTERVAL_MS = 10_000;
 
   /** Requests per minute for a key whose rpm_limit is not set; 0 means no limit. */

@@ -1,38 +1,36 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { CreateKeyDto } from '../admin/dto/create-key.dto';
-import { toKeySettings } from '../admin/dto/key-settings.dto';
-import { DEFAULT_ROTATION_GRACE_SECONDS, RotateKeyDto } from '../admin/dto/rotate-key.dto';
-import { assertMayCreateKey, KEY_OF_ANOTHER } from '../admin/key-access';
-import { assertKnownModels } from '../admin/known-models';
-import type { AuditScope } from '../audit/audit.types';
+import { Controller, Get, Query, UseGuards } from '@nestjs/common';
+import { KeyActionsController } from '../admin/key-actions.controller';
+import { KeyActionsService } from '../admin/key-actions.service';
 import { Public } from '../auth/public.decorator';
 import { GatewayConfigService } from '../config/gateway-config.service';
 import type { Access } from '../identity/access';
-import { ChangeScope, CurrentAccess, Requires } from '../identity/current-access.decorator';
-import { presentCreatedKey, presentKey } from '../keys/virtual-key.presenter';
+import { CurrentAccess, Requires } from '../identity/current-access.decorator';
+import { presentKey } from '../keys/virtual-key.presenter';
 import { VirtualKeyService } from '../keys/virtual-key.service';
 import { BUDGET_PERIODS } from '../keys/virtual-key.types';
 import { TeamsService } from '../teams/teams.service';
 import { DashboardSessionGuard } from './dashboard-session.guard';
 import { DashboardUsageService } from './dashboard-usage.service';
 import { ListKeysQuery } from './dto/list-keys.query';
-import { IdOrNameParam } from '../admin/dto/id-or-name.param';
 
 /**
  * The Keys page: the keys in the signed-in person's reach (all for an admin or a viewer, their
  * teams' for a team admin, their own for a member), and the actions their role allows, enforced
- * here as on the admin API.
+ * here as on the admin API (create, revoke and rotate are KeyActionsController's, shared with it).
  */
 @Public() // no virtual key: DashboardSessionGuard checks the session instead
 @UseGuards(DashboardSessionGuard)
 @Controller('dashboard/api/keys')
-export class DashboardKeysController {
+export class DashboardKeysController extends KeyActionsController {
   constructor(
     private readonly keys: VirtualKeyService,
     private readonly teams: TeamsService,
     private readonly models: GatewayConfigService,
     private readonly usage: DashboardUsageService,
-  ) {}
+    actions: KeyActionsService,
+  ) {
+    super(actions);
+  }
 
   /** One page of keys with their last use, and what the create form offers. */
   @Get()
@@ -77,55 +75,5 @@ export class DashboardKeysController {
         budget_periods: BUDGET_PERIODS,
       },
     };
-  }
-
-  @Post()
-  @Requires('keys.write')
-  async create(
-    @Body() body: CreateKeyDto,
-    @CurrentAccess() access: Access,
-    @ChangeScope() scope: AuditScope,
-  ) {
-    assertKnownModels(this.models.publicModels(), body.allowed_models);
-    assertMayCreateKey(access, body.team_id);
-    return presentCreatedKey(
-      await this.keys.create(
-        { name: body.name, ...toKeySettings(body), ownerUserId: access.principal.userId },
-        scope,
-      ),
-    );
-  }
-
-  @Post(':id/revoke')
-  @HttpCode(200)
-  @Requires('keys.write')
-  async revoke(
-    @Param() { id }: IdOrNameParam,
-    @CurrentAccess() access: Access,
-    @ChangeScope() scope: AuditScope,
-  ) {
-    const key = await this.keys.get(id);
-    access.assert(access.canWriteKey(key), KEY_OF_ANOTHER);
-    return presentKey(await this.keys.revoke(key.id, scope));
-  }
-
-  @Post(':id/rotate')
-  @HttpCode(200)
-  @Requires('keys.write')
-  async rotate(
-    @Param() { id }: IdOrNameParam,
-    @Body() body: RotateKeyDto,
-    @CurrentAccess() access: Access,
-    @ChangeScope() scope: AuditScope,
-  ) {
-    const key = await this.keys.get(id);
-    access.assert(access.canWriteKey(key), KEY_OF_ANOTHER);
-    return presentCreatedKey(
-      await this.keys.rotate(
-        key.id,
-        { graceSeconds: body.grace_seconds ?? DEFAULT_ROTATION_GRACE_SECONDS },
-        scope,
-      ),
-    );
   }
 }

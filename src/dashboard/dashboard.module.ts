@@ -16,6 +16,7 @@ import { dashboardSettingsFrom, DashboardSettings } from './dashboard-settings';
 import { DashboardStaticController } from './dashboard-static.controller';
 import { DashboardUsageService } from './dashboard-usage.service';
 import { AppConfig } from '../config/app-config';
+import { KeyActionsService } from '../admin/key-actions.service';
 
 /** The dashboard's collection endpoints take small JSON bodies: 100 KiB, like the admin API. */
 export const DASHBOARD_BODY_LIMIT = '100kb';
@@ -40,6 +41,7 @@ export const DASHBOARD_BODY_LIMIT = '100kb';
     DashboardSessionService,
     DashboardSessionGuard,
     DashboardUsageService,
+    KeyActionsService,
   ],
 })
 export class DashboardModule implements NestModule {

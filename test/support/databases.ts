@@ -82,3 +82,17 @@ export async function dropDatabasesOfDeadRuns(server = adminUrl()): Promise<stri
   for (const name of dead) await dropDatabase(name, server);
   return dead;
 }
+
+/** One query on the suite's database (DATABASE_URL) over a connection of its own: its rows. */
+export async function queryTestDatabase(
+  sql: string,
+  params: unknown[] = [],
+): Promise<Record<string, any>[]> {
+  const db = new Client({ connectionString: process.env.DATABASE_URL });
+  await db.connect();
+  try {
+    return (await db.query(sql, params)).rows;
+  } finally {
+    await db.end();
+  }
+}

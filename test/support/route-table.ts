@@ -31,7 +31,7 @@ export function nestRoutes(app: INestApplication, prefixes: string[]): RouteEntr
       const controller = wrapper.metatype as (new (...args: never[]) => object) | null;
       if (!controller) continue;
       const base = pathsOf(Reflect.getMetadata(PATH_METADATA, controller));
-      for (const name of Object.getOwnPropertyNames(controller.prototype)) {
+      for (const name of methodNames(controller.prototype)) {
         const handler = (controller.prototype as Record<string, unknown>)[name];
         if (name === 'constructor' || typeof handler !== 'function') continue;
         const own = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
@@ -66,6 +66,18 @@ export function expressRoutes(app: INestApplication, prefixes: string[]): string
     )
     .filter((route) => prefixes.some((prefix) => route.split(' ')[1].startsWith(prefix)))
     .sort();
+}
+
+/** A controller's method names, inherited ones included, as Nest's own scanner finds them. */
+function methodNames(prototype: object): string[] {
+  const names = new Set<string>();
+  for (
+    let proto = prototype;
+    proto && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto)
+  )
+    for (const name of Object.getOwnPropertyNames(proto)) names.add(name);
+  return [...names];
 }
 
 function pathsOf(value: unknown): string[] {

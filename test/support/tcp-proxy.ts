@@ -64,3 +64,13 @@ export class TcpProxy {
     upstream.on('close', () => client.destroy());
   }
 }
+
+/** A proxy in front of the machine's Postgres, and the suite's DATABASE_URL pointed through it. */
+export async function proxiedPostgres(): Promise<{ proxy: TcpProxy; databaseUrl: string }> {
+  const proxy = new TcpProxy('127.0.0.1', 5432);
+  await proxy.start();
+  const url = new URL(process.env.DATABASE_URL!);
+  url.hostname = '127.0.0.1';
+  url.port = String(proxy.port);
+  return { proxy, databaseUrl: url.toString() };
+}

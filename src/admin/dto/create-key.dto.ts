@@ -1,11 +1,7 @@
-import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
-import { IsPlainText } from '../../common/validation/field-validators';
 import { KeySettingsDto } from './key-settings.dto';
+import { ResourceName } from './shared-fields';
 
 export class CreateKeyDto extends KeySettingsDto {
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
-  @IsPlainText()
+  @ResourceName()
   name!: string;
 }

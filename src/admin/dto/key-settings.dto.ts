@@ -1,23 +1,12 @@
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Max,
-  Min,
-} from 'class-validator';
-import { IsPlainText, IsTimestamp } from '../../common/validation/field-validators';
+import { IsIn, IsOptional, IsUUID } from 'class-validator';
+import { IsTimestamp } from '../../common/validation/field-validators';
 import { IsBudgetUsd } from './budget-usd.validator';
+import { OptionalInt4, OptionalModelList } from './shared-fields';
 import {
   BUDGET_PERIODS,
   type BudgetPeriod,
   type VirtualKeySettings,
 } from '../../keys/virtual-key.types';
-
-const INT4_MAX = 2_147_483_647;
 
 /** Key settings on the wire (snake_case). Absent leaves a setting alone; null clears it. */
 export class KeySettingsDto {
@@ -26,22 +15,13 @@ export class KeySettingsDto {
   @IsTimestamp()
   expires_at?: string | null;
 
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(INT4_MAX)
+  @OptionalInt4(0)
   rpm_limit?: number | null;
 
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(INT4_MAX)
+  @OptionalInt4(0)
   tpm_limit?: number | null;
 
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(INT4_MAX)
+  @OptionalInt4(1)
   token_budget?: number | null;
 
   /** US dollars per budget_period, a decimal string such as "25.50" (docs/spend.md). */
@@ -59,11 +39,7 @@ export class KeySettingsDto {
   team_id?: string | null;
 
   /** Public models the key may use; empty or null means all. */
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(100)
-  @IsPlainText({ each: true })
-  @IsString({ each: true })
+  @OptionalModelList()
   allowed_models?: string[] | null;
 }
 

@@ -1,8 +1,7 @@
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
-import { IsPlainText, IsUtcDay } from '../../common/validation/field-validators';
-import { MAX_REPORT_LIMIT } from '../../usage/report-range';
+import { IsIn, IsOptional, IsUUID } from 'class-validator';
+import { IsUtcDay } from '../../common/validation/field-validators';
 import { SPEND_GROUPS, type SpendGroupBy } from '../../usage/spend-report.service';
+import { OptionalModelFilter, ReportCursor, ReportLimit } from './shared-fields';
 
 const PER_DAY = ' (spend is kept per day)';
 
@@ -30,10 +29,7 @@ export class SpendQueryDto {
   @IsUUID()
   team_id?: string;
 
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  @IsPlainText()
+  @OptionalModelFilter()
   model?: string;
 
   @IsOptional()
@@ -41,16 +37,10 @@ export class SpendQueryDto {
   format?: 'json' | 'csv';
 
   /** Rows per page: default 100 in JSON, 10,000 (the most) in CSV. */
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_REPORT_LIMIT)
+  @ReportLimit()
   limit?: number;
 
   /** The previous page's `next_after` (CSV: its `x-next-after` header). */
-  @IsOptional()
-  @IsString()
-  @MaxLength(1024)
+  @ReportCursor()
   after?: string;
 }

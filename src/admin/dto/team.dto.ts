@@ -1,22 +1,8 @@
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsIn,
-  IsInt,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  Max,
-  MaxLength,
-  Min,
-  ValidateIf,
-} from 'class-validator';
+import { IsIn, IsOptional } from 'class-validator';
 import { BUDGET_PERIODS, type BudgetPeriod } from '../../common/time/budget-period';
-import { IsPlainText } from '../../common/validation/field-validators';
 import type { TeamSettings } from '../../teams/team.types';
 import { IsBudgetUsd } from './budget-usd.validator';
-
-const INT4_MAX = 2_147_483_647;
+import { OptionalInt4, OptionalModelList, RenamedTo, ResourceName } from './shared-fields';
 
 /** Team settings on the wire (snake_case). Absent leaves a setting alone; null clears it. */
 export class TeamSettingsDto {
@@ -25,10 +11,7 @@ export class TeamSettingsDto {
   @IsBudgetUsd()
   budget_usd?: string | null;
 
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(INT4_MAX)
+  @OptionalInt4(1)
   token_budget?: number | null;
 
   @IsOptional()
@@ -36,29 +19,17 @@ export class TeamSettingsDto {
   budget_period?: BudgetPeriod | null;
 
   /** Public models member keys may use at most; empty or null means all. */
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(100)
-  @IsPlainText({ each: true })
-  @IsString({ each: true })
+  @OptionalModelList()
   allowed_models?: string[] | null;
 }
 
 export class CreateTeamDto extends TeamSettingsDto {
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
-  @IsPlainText()
+  @ResourceName()
   name!: string;
 }
 
 export class UpdateTeamDto extends TeamSettingsDto {
-  // Absent leaves the name alone; null is no name, which a key or team must have.
-  @ValidateIf((_object, value) => value !== undefined)
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
-  @IsPlainText()
+  @RenamedTo()
   name?: string;
 }
 

@@ -1,8 +1,7 @@
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
-import { IsPlainText, IsTimestamp } from '../../common/validation/field-validators';
-import { MAX_REPORT_LIMIT } from '../../usage/report-range';
+import { IsIn, IsOptional, IsUUID } from 'class-validator';
+import { IsTimestamp } from '../../common/validation/field-validators';
 import type { UsageGroupBy } from '../../usage/usage.types';
+import { OptionalModelFilter, ReportCursor, ReportLimit } from './shared-fields';
 
 const GROUP_BY: UsageGroupBy[] = ['key', 'model'];
 
@@ -11,10 +10,7 @@ export class UsageQueryDto {
   @IsUUID()
   key_id?: string;
 
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  @IsPlainText()
+  @OptionalModelFilter()
   model?: string;
 
   /** Inclusive start, ISO 8601; default 30 days before `to`. */
@@ -32,16 +28,10 @@ export class UsageQueryDto {
   group_by?: UsageGroupBy;
 
   /** Rows per page (default 100). */
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_REPORT_LIMIT)
+  @ReportLimit()
   limit?: number;
 
   /** The previous page's `next_after`. */
-  @IsOptional()
-  @IsString()
-  @MaxLength(1024)
+  @ReportCursor()
   after?: string;
 }

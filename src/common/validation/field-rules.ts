@@ -68,3 +68,19 @@ export function integer(min?: number, max?: number): Rule<number> {
     return value;
   };
 }
+
+/**
+ * Runs each optional field's rule, in the rules' order (the order errors are reported), and sets
+ * the checked value on `request`. `null` counts as absent, as OpenAI treats it.
+ */
+export function readOptionalFields<T extends object>(
+  body: Record<string, unknown>,
+  rules: { [field: string]: Rule<unknown> },
+  request: T,
+): T {
+  for (const [field, rule] of Object.entries(rules)) {
+    const value = body[field];
+    if (value != null) (request as Record<string, unknown>)[field] = rule(value, field);
+  }
+  return request;
+}

@@ -1,5 +1,13 @@
 import { endUserId } from '../../../common/validation/end-user';
-import { MAX_COMPLETION_TOKENS } from '../../../common/validation/field-rules';
+import {
+  boolean,
+  integer,
+  MAX_COMPLETION_TOKENS,
+  number,
+  readOptionalFields,
+  type Rule,
+  string,
+} from '../../../common/validation/field-rules';
 import { invalidParameter, isJsonObject } from '../../../common/validation/invalid-parameter';
 import { ChatMessageDto, parseMessage } from './chat-message.dto';
 
@@ -37,7 +45,6 @@ export interface CreateChatCompletionDto {
 }
 
 type OptionalField = Exclude<keyof CreateChatCompletionDto, 'model' | 'messages'>;
-type Rule<T> = (value: unknown, path: string) => T;
 
 /** OpenAI's documented limits. */
 export const MAX_LOGIT_BIAS_ENTRIES = 300;
@@ -136,47 +143,5 @@ export function parseChatCompletion(body: Record<string, unknown>): CreateChatCo
     model: body.model,
     messages: messages.map((message, index) => parseMessage(message, `messages[${index}]`)),
   };
-  for (const [field, rule] of Object.entries(OPTIONAL_FIELDS) as Array<
-    [OptionalField, Rule<unknown>]
-  >) {
-    const value = body[field];
-    if (value != null) (request as unknown as Record<string, unknown>)[field] = rule(value, field);
-  }
-  return request;
-}
-
-function boolean(): Rule<boolean> {
-  return (value, path) => {
-    if (typeof value !== 'boolean') throw invalidParameter(path, 'must be a boolean value');
-    return value;
-  };
-}
-
-function string(): Rule<string> {
-  return (value, path) => {
-    if (typeof value !== 'string') throw invalidParameter(path, 'must be a string');
-    return value;
-  };
-}
-
-function number(min: number, max: number): Rule<number> {
-  return (value, path) => {
-    if (typeof value !== 'number' || !Number.isFinite(value))
-      throw invalidParameter(path, 'must be a number');
-    if (value < min || value > max)
-      throw invalidParameter(path, `must be between ${min} and ${max}`);
-    return value;
-  };
-}
-
-function integer(min?: number, max?: number): Rule<number> {
-  return (value, path) => {
-    if (typeof value !== 'number' || !Number.isInteger(value))
-      throw invalidParameter(path, 'must be an integer number');
-    if (min !== undefined && value < min)
-      throw invalidParameter(path, `must not be less than ${min}`);
-    if (max !== undefined && value > max)
-      throw invalidParameter(path, `must not be greater than ${max}`);
-    return value;
-  };
+  return readOptionalFields(body, OPTIONAL_FIELDS, request);
 }

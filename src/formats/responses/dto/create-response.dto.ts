@@ -6,6 +6,7 @@ import {
   MAX_COMPLETION_TOKENS,
   nonEmptyString,
   number,
+  readOptionalFields,
   type Rule,
   string,
 } from '../../../common/validation/field-rules';
@@ -75,11 +76,5 @@ export function parseCreateResponse(body: Record<string, unknown>): CreateRespon
   };
   if (body.tool_choice != null)
     request.tool_choice = parseToolChoice(body.tool_choice, request.tools);
-  for (const [field, rule] of Object.entries(OPTIONAL_FIELDS) as Array<
-    [OptionalField, Rule<unknown>]
-  >) {
-    const value = body[field];
-    if (value != null) (request as unknown as Record<string, unknown>)[field] = rule(value, field);
-  }
-  return request;
+  return readOptionalFields(body, OPTIONAL_FIELDS, request);
 }
