@@ -92,7 +92,7 @@ describe('embedded database (PGlite)', () => {
     try {
       for (const [name, value] of Object.entries(EMBEDDED_SETTINGS))
         expect((await client.query(`SHOW ${name}`)).rows[0][name]).toBe(value);
-      expect((await client.query('SHOW shared_buffers')).rows[0].shared_buffers).toBe('16MB');
+      expect((await client.query('SHOW shared_buffers')).rows[0].shared_buffers).toBe('2MB');
     } finally {
       await client.end();
     }

@@ -125,15 +125,21 @@ async function openDataFolder(directory: string): Promise<PGlite> {
  * Postgres settings for a database that holds a few keys and batched usage records for one
  * process. Given on the command line at every start, so they apply to data folders made by older
  * versions too (postgresql.conf, the template's included, still says 128MB) and need nothing baked
- * into the template.
+ * into the template. Postgres allocates its shared memory inside PGlite's WebAssembly memory and
+ * touches all of it at start, and a WebAssembly memory never gives pages back: every megabyte
+ * here is a megabyte of the gateway's RSS for its whole life.
  *
- * shared_buffers: PGlite's default of 128 MB is allocated and touched inside the WebAssembly
- * memory at start, and was most of the embedded mode's idle RSS; 16 MB (2,048 pages, wal_buffers
- * follows at 512 kB) holds the gateway's working set, and the data folder's files stay in the
- * operating system's cache behind it.
+ * shared_buffers: 2 MB (256 pages; wal_buffers follows at 64 kB) holds what a batched usage
+ * insert touches (the right edges of the usage tables and their indexes); the data folder's files
+ * stay in the operating system's cache behind it. PGlite's default is 128 MB.
+ *
+ * max_connections: PGlite runs one session whatever the socket server accepts, but Postgres sizes
+ * its per-backend shared arrays (lock table, snapshots, statistics) by this number; 4 instead of
+ * 100 takes about 4 MB off that memory and still leaves a lock table of over 1,000 entries.
  */
 export const EMBEDDED_SETTINGS: Readonly<Record<string, string>> = {
-  shared_buffers: '16MB',
+  shared_buffers: '2MB',
+  max_connections: '4',
 };
 
 function settingArguments(): string[] {
