@@ -7,6 +7,8 @@ const read = (file: string) => JSON.parse(readFileSync(join(ROOT, file), 'utf8')
 
 const manifest = read('package.json') as {
   engines: { node: string };
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
   allowScripts?: Record<string, boolean>;
 };
 const lock = read('package-lock.json') as {
@@ -43,5 +45,16 @@ describe('dependency policy', () => {
       .map(({ name }) => name);
     // Loaded only by `prisma dev` (see .npmrc).
     expect(refusing).toEqual(['@prisma/streams-local']);
+  });
+
+  it('pins the packages that are released together at one version', () => {
+    const pinned = { ...manifest.dependencies, ...manifest.devDependencies };
+    const versionsOf = (names: string[]) => new Set(names.map((name) => pinned[name]));
+    expect(versionsOf(['prisma', '@prisma/client', '@prisma/adapter-pg']).size).toBe(1);
+    expect(versionsOf(['@nestjs/core', '@nestjs/common', '@nestjs/platform-express']).size).toBe(1);
+    // @nestjs/testing is published less often than @nestjs/core (11.2.6 is the newest 11.2
+    // release): the same minor version, whose testing module builds on that core.
+    const minor = (name: string) => /^\d+\.\d+/.exec(pinned[name])?.[0];
+    expect(minor('@nestjs/testing')).toBe(minor('@nestjs/core'));
   });
 });
