@@ -22,10 +22,10 @@ const AS_TEXT = { disallowedSpecial: new Set<string>() };
 const loaded = new Map<OpenAiEncodingName, Encoding>();
 
 /**
- * Loaded on first use: o200k_base costs about 45 MiB of RSS and 0.2 s when it loads (cl100k_base
- * 24 MiB), which only gateways that hold tokens for OpenAI models should pay. It is the library's
+ * Loaded on first use: o200k_base costs about 43 MiB of RSS and 0.3 s when it loads (cl100k_base
+ * 23 MiB), which only gateways that hold tokens for OpenAI models should pay. It is the library's
  * own encoding, over ranks read from its .tiktoken file rather than from its rank module, whose
- * parse costs some 20 MiB more (tiktoken-ranks.ts).
+ * parse costs some 15-18 MiB more (tiktoken-ranks.ts).
  */
 function encoding(name: OpenAiEncodingName): Encoding {
   let encoder = loaded.get(name);
@@ -107,7 +107,7 @@ export function countWithOpenAiEncoding(
   return total;
 }
 
-/** Loads the encoding now, so that its first load (0.2 s) is not taken from a text's time. */
+/** Loads the encoding now, so that its first load (0.3 s) is not taken from a text's time. */
 export function loadOpenAiEncoding(name: OpenAiEncodingName): void {
   encoding(name);
 }

@@ -4,11 +4,8 @@ import { readFileSync } from 'node:fs';
 /** A token in gpt-tokenizer's rank tables: its text, or its bytes when they are not UTF-8 text. */
 export type RankedToken = string | number[];
 
-const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const SIXTETS = new Int8Array(128).fill(-1);
-for (let i = 0; i < BASE64.length; i++) SIXTETS[BASE64.charCodeAt(i)] = i;
 const HEX = '0123456789abcdef';
-const [PAD, SPACE, NEWLINE, COMMA, QUOTE, BACKSLASH, OPEN, CLOSE] = [...'= \n,"\\[]'].map((c) =>
+const [SPACE, NEWLINE, COMMA, QUOTE, BACKSLASH, OPEN, CLOSE] = [...' \n,"\\[]'].map((c) =>
   c.charCodeAt(0),
 );
 /** Room for one token's bytes: the longest is 128 in both encodings. */
@@ -39,8 +36,9 @@ export function readTiktokenRanks(name: 'o200k_base' | 'cl100k_base'): RankedTok
       const space = file.indexOf(SPACE, start);
       const rank = space === -1 || space > end ? -1 : decimal(file, space + 1, end);
       // Ranks 0, 1, 2... in order, as in both files, so that the array's index is the rank.
-      if (rank !== count) throw new Error(`${name}: unexpected line at byte ${start}`);
-      const bytes = token.subarray(0, decodeBase64(file, start, space, token, name));
+      if (rank !== count || space - start > (MAX_TOKEN_BYTES / 3) * 4)
+        throw new Error(`${name}: unexpected line at byte ${start}`);
+      const bytes = token.subarray(0, token.write(file.toString('latin1', start, space), 'base64'));
       // At most 6 bytes per byte (\u00XX), 2 quotes or brackets, a comma and the closing bracket.
       if (length + 6 * bytes.length + 4 > json.length) json = grown(json, length);
       if (count++ > 0) json[length++] = COMMA;
@@ -67,25 +65,6 @@ function grown(json: Buffer, length: number): Buffer {
   const bigger = Buffer.allocUnsafe(2 * json.length);
   json.copy(bigger, 0, 0, length);
   return bigger;
-}
-
-/** Decodes file[from, to) as base64 into `into`, returning the number of bytes. */
-function decodeBase64(file: Buffer, from: number, to: number, into: Buffer, name: string): number {
-  let length = 0;
-  let bits = 0;
-  let pending = 0;
-  for (let i = from; i < to && file[i] !== PAD; i++) {
-    const sixtet = file[i] < 128 ? SIXTETS[file[i]] : -1;
-    if (sixtet === -1 || length === into.length)
-      throw new Error(`${name}: bad token at byte ${from}`);
-    pending = ((pending << 6) | sixtet) & 0xfff;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      into[length++] = (pending >> bits) & 0xff;
-    }
-  }
-  return length;
 }
 
 /**
