@@ -10,6 +10,7 @@ import { DeploymentHealthService } from './deployment-health.service';
 import { DeploymentRouter } from './deployment-router.service';
 import type { PipelineRun } from './pipeline-run';
 import type { RequestDeadlines } from './request-deadlines';
+import type { UpstreamSignal } from '../providers/attempt-signal';
 
 /** Response headers that tell an operator how a request was routed (docs/providers-and-routing.md). */
 export const ROUTING_HEADERS = {
@@ -39,7 +40,7 @@ export interface AttemptPlan<T> {
   call(
     adapter: ProviderAdapter,
     deployment: DeploymentConfig,
-    signal: AbortSignal,
+    signal: UpstreamSignal,
     deadlines: RequestDeadlines,
   ): Promise<T>;
 }

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { UpstreamError } from '../common/errors/upstream.error';
 import type { ClientConnection } from '../common/http/client-connection';
+import { AttemptSignal, type UpstreamSignal } from '../providers/attempt-signal';
 
 export interface DeadlineSettings {
   /** `request_timeout_ms`: every attempt and the waits between them, from the request's arrival. */
@@ -11,7 +12,7 @@ export interface DeadlineSettings {
 
 /**
  * The deadlines and abort signals of one request's upstream attempts. Each attempt gets an
- * AbortController of its own, aborted when the client leaves, when the attempt's own deadline
+ * AttemptSignal of its own, aborted when the client leaves, when the attempt's own deadline
  * passes (`timeout_ms`, `first_token_timeout_ms`: from the attempt's start, so that a hung
  * deployment leaves the next one its whole time), when the request's deadline passes
  * (`request_timeout_ms`, from arrival, until the answer is in), or when a stream reaches its
@@ -24,7 +25,7 @@ export interface DeadlineSettings {
 export class RequestDeadlines {
   /** Why the request's deadline passed, once it has: no attempt or wait may follow. */
   expired: UpstreamError | undefined;
-  private controller: AbortController | undefined;
+  private attempt: AttemptSignal | undefined;
   private attemptTimer: NodeJS.Timeout | undefined;
   private requestTimer: NodeJS.Timeout | undefined;
   private streamTimer: NodeJS.Timeout | undefined;
@@ -59,12 +60,12 @@ export class RequestDeadlines {
   }
 
   /** The signal of a new attempt, whose own deadline passes `timeoutMs` from now. */
-  beginAttempt(timeoutMs: number, what: string): AbortSignal {
+  beginAttempt(timeoutMs: number, what: string): UpstreamSignal {
     this.endAttempt();
-    const controller = new AbortController();
-    this.controller = controller;
+    const attempt = new AttemptSignal();
+    this.attempt = attempt;
     const stopped = this.client.lostReason ?? this.expired;
-    if (stopped) controller.abort(stopped);
+    if (stopped) attempt.abort(stopped);
     else
       this.attemptTimer = setTimeout(
         () =>
@@ -76,7 +77,7 @@ export class RequestDeadlines {
           ),
         timeoutMs,
       );
-    return controller.signal;
+    return attempt;
   }
 
   /** The attempt's own deadline is over (its answer or first part is in, or it failed). */
@@ -96,7 +97,7 @@ export class RequestDeadlines {
 
   /** Resolves with `promise`, or rejects with the abort reason once the attempt is aborted. */
   race<T>(promise: Promise<T>): Promise<T> {
-    const signal = this.controller?.signal;
+    const signal = this.attempt;
     if (signal?.aborted) {
       // `promise` is already running and will fail on the same signal: handled here, or its
       // rejection goes unhandled and Node ends the process.
@@ -157,10 +158,10 @@ export class RequestDeadlines {
   /** Ends a backoff, aborts the current attempt (undici and gates first), then its races. */
   private abort(reason: unknown): void {
     this.interruptPause?.(reason);
-    const controller = this.controller;
-    if (!controller || controller.signal.aborted) return;
+    const attempt = this.attempt;
+    if (!attempt || attempt.aborted) return;
     try {
-      controller.abort(reason);
+      attempt.abort(reason);
     } finally {
       for (const reject of this.racing) reject(reason);
       this.racing.clear();

@@ -10,6 +10,7 @@ import type {
   UpstreamStreamPart,
 } from '../providers/provider-adapter.interface';
 import type { CanonicalEmbedRequest, CanonicalRequest } from './canonical';
+import type { UpstreamSignal } from '../providers/attempt-signal';
 
 // The two ways an attempt talks to a deployment: the canonical conversation, which the adapter
 // translates, or the client's own body for a deployment of the provider whose format it is in.
@@ -31,7 +32,7 @@ export function completeOn(
   adapter: ProviderAdapter,
   deployment: DeploymentConfig,
   request: CanonicalRequest,
-  signal: AbortSignal,
+  signal: UpstreamSignal,
   requestId: string,
 ): Promise<UpstreamChatResult | NativeAnswer> {
   const native = passThrough(request, deployment, adapter);
@@ -44,7 +45,7 @@ export function streamOn(
   adapter: ProviderAdapter,
   deployment: DeploymentConfig,
   request: CanonicalRequest,
-  signal: AbortSignal,
+  signal: UpstreamSignal,
   requestId: string,
 ): Promise<AsyncIterable<readonly UpstreamPart[]>> {
   const native = passThrough(request, deployment, adapter);
@@ -57,7 +58,7 @@ export function embedOn(
   adapter: ProviderAdapter,
   deployment: DeploymentConfig,
   { inputs, dimensions, user }: CanonicalEmbedRequest,
-  signal: AbortSignal,
+  signal: UpstreamSignal,
   requestId: string,
 ): Promise<UpstreamEmbedResult> {
   // The config loader refuses embedding deployments of a provider without embeddings.
@@ -69,7 +70,7 @@ export function embedOn(
 function chatRequest(
   deployment: DeploymentConfig,
   { messages, parameters }: CanonicalRequest,
-  signal: AbortSignal,
+  signal: UpstreamSignal,
   requestId: string,
 ) {
   return { deployment, messages, parameters, signal, requestId };
@@ -78,7 +79,7 @@ function chatRequest(
 function nativeRequest(
   deployment: DeploymentConfig,
   request: CanonicalRequest,
-  signal: AbortSignal,
+  signal: UpstreamSignal,
   requestId: string,
 ) {
   const { body, headers } = request.native!;

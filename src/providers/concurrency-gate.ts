@@ -1,4 +1,5 @@
 import { UpstreamError } from '../common/errors/upstream.error';
+import type { UpstreamSignal } from './attempt-signal';
 
 /** Releases a slot; calling it again does nothing. */
 export type ReleaseSlot = () => void;
@@ -27,7 +28,7 @@ export class ConcurrencyGate {
   }
 
   /** Resolves with a release function once a slot is free; rejects on timeout or abort. */
-  acquire(signal: AbortSignal): Promise<ReleaseSlot> {
+  acquire(signal: UpstreamSignal): Promise<ReleaseSlot> {
     if (signal.aborted) return Promise.reject(signal.reason);
     if (this.active < this.max) {
       this.active++;

@@ -1,5 +1,6 @@
 import type { TokenUsage } from '../common/tokens/token-usage';
 import type { DeploymentConfig } from '../config/gateway-config.types';
+import type { UpstreamSignal } from './attempt-signal';
 
 // Re-exported: the usage shape adapters report lives in common, where the cost is computed from it.
 export type { TokenUsage };
@@ -44,7 +45,7 @@ export interface UpstreamChatRequest {
   /** Optional OpenAI fields the compatibility matrix passes through, already filtered. */
   parameters: Record<string, unknown>;
   /** Aborted when the client disconnects; adapters must stop all upstream I/O on it. */
-  signal: AbortSignal;
+  signal: UpstreamSignal;
   requestId: string;
 }
 
@@ -131,7 +132,7 @@ export interface UpstreamEmbedRequest {
   dimensions?: number;
   /** The client's end-user id, forwarded to providers that take one. */
   user?: string;
-  signal: AbortSignal;
+  signal: UpstreamSignal;
   requestId: string;
 }
 
@@ -152,7 +153,7 @@ export interface NativeUpstreamRequest {
   body: Record<string, unknown>;
   /** Client headers the ingress format forwards (e.g. `anthropic-beta`). */
   headers: Record<string, string>;
-  signal: AbortSignal;
+  signal: UpstreamSignal;
   requestId: string;
 }
 

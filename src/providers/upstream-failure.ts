@@ -1,4 +1,5 @@
 import { UpstreamError, upstreamErrorFromStatus } from '../common/errors/upstream.error';
+import type { UpstreamSignal } from './attempt-signal';
 
 /** How a provider reads its own non-2xx answers (its error body format); by HTTP status by default. */
 export type ClassifyRefusal = (
@@ -32,7 +33,7 @@ export function refusalOf(
 }
 
 /** Classifies a transport failure; a client abort is passed through untouched. */
-export function toUpstreamError(error: unknown, signal: AbortSignal): unknown {
+export function toUpstreamError(error: unknown, signal: UpstreamSignal): unknown {
   if (signal.aborted) return signal.reason ?? error;
   if (error instanceof UpstreamError) return error;
   const code = (error as { code?: string })?.code ?? '';

@@ -11,6 +11,7 @@ import {
 import { JsonAnswerHandler } from './upstream-json.handler';
 import { readUpstreamSse, type SseEventMapper } from './upstream-sse.reader';
 import { AppConfig } from '../config/app-config';
+import { standardSignal, type UpstreamSignal } from './attempt-signal';
 
 export interface UpstreamHttpRequest {
   url: string;
@@ -18,7 +19,7 @@ export interface UpstreamHttpRequest {
   body: string;
   /** Longest wait for the response headers and between body chunks. */
   timeoutMs: number;
-  signal: AbortSignal;
+  signal: UpstreamSignal;
   /** Whose `max_concurrency` applies. */
   deployment: DeploymentConfig;
   /** The provider's reading of a non-2xx answer (its error body); by default by HTTP status. */
@@ -81,7 +82,7 @@ export class UpstreamHttpClient implements OnModuleDestroy {
         method: 'POST',
         headers: input.headers,
         body: input.body,
-        signal: input.signal,
+        signal: standardSignal(input.signal),
         headersTimeout: input.timeoutMs,
         bodyTimeout: input.timeoutMs,
       });
@@ -192,7 +193,7 @@ export class UpstreamHttpClient implements OnModuleDestroy {
 }
 
 /** Waits for a deployment's concurrency slot; resolves with its release. */
-async function acquireSlot(gate: ConcurrencyGate, signal: AbortSignal): Promise<ReleaseSlot> {
+async function acquireSlot(gate: ConcurrencyGate, signal: UpstreamSignal): Promise<ReleaseSlot> {
   try {
     return await gate.acquire(signal);
   } catch (error) {

@@ -7,6 +7,7 @@ import {
   type ClassifyRefusal,
   type ResponseHeaders,
 } from './upstream-failure';
+import type { UpstreamSignal } from './attempt-signal';
 
 const NO_HEADERS: ResponseHeaders = Object.freeze({});
 
@@ -36,7 +37,7 @@ export class JsonAnswerHandler implements Dispatcher.DispatchHandler {
   private readonly onAbort = () => this.fail(this.signal.reason);
 
   constructor(
-    private readonly signal: AbortSignal,
+    private readonly signal: UpstreamSignal,
     /** The provider's reading of a non-2xx answer; by HTTP status when undefined. */
     private readonly classify: ClassifyRefusal | undefined,
     /** Largest 2xx answer read; a larger one is cut off as `invalid_response`. */
@@ -152,6 +153,6 @@ export class JsonAnswerHandler implements Dispatcher.DispatchHandler {
   }
 }
 
-function abortReason(signal: AbortSignal): Error {
+function abortReason(signal: UpstreamSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new Error('request aborted');
 }

@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { toUpstreamError } from './upstream-failure';
 import { UpstreamError } from '../common/errors/upstream.error';
+import type { UpstreamSignal } from './attempt-signal';
 
 /** One server-sent event of a provider's stream. */
 export interface UpstreamSseEvent {
@@ -53,7 +54,7 @@ type UpstreamBody = Readable & { dump?: () => Promise<void> };
  */
 export async function* readUpstreamSse<T>(
   body: UpstreamBody,
-  signal: AbortSignal,
+  signal: UpstreamSignal,
   options: SseReadOptions,
   mapper: SseEventMapper<T>,
 ): AsyncGenerator<readonly T[]> {

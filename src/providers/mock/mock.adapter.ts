@@ -13,6 +13,7 @@ import { countInputTokens, mockVector } from '../embeddings/embedding-input';
 import { estimateTokens } from '../../common/tokens/token-estimate';
 import { refuseUnsupported, stopSequences } from '../chat-input';
 import { contentText } from '../message-content';
+import type { UpstreamSignal } from '../attempt-signal';
 
 /**
  * A built-in provider with deterministic answers, so the gateway runs and can be tried with no
@@ -70,7 +71,7 @@ async function* streamAnswer(request: UpstreamChatRequest): AsyncGenerator<Upstr
  * so a client disconnect is told apart from a failure (no error frame, no warning); the sleep of
  * timers/promises would reject with an AbortError instead.
  */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
+function pause(ms: number, signal: UpstreamSignal): Promise<void> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     const onAbort = () => {
