@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { manualClientConnection } from '../common/http/client-connection.fixture';
+import { standardSignal } from '../providers/attempt-signal';
 import { RequestDeadlines, type DeadlineSettings } from './request-deadlines';
 
 /** A request that arrived now, with a request deadline far off unless `settings` say otherwise. */
@@ -202,6 +203,7 @@ describe('RequestDeadlines: attempt and request deadlines', () => {
   });
 });
 
+// The signal reaches undici as the upstream client hands it over: through standardSignal().
 describe("RequestDeadlines: an attempt's signal on an undici request", () => {
   let server: Server;
   let origin: string;
@@ -232,7 +234,13 @@ describe("RequestDeadlines: an attempt's signal on an undici request", () => {
     const client = manualClientConnection();
     const deadlines = deadlinesFor(client);
     const signal = deadlines.beginAttempt(60_000, 'complete answer');
-    const answer = agent.request({ origin, path: '/', method: 'POST', body: '{}', signal });
+    const answer = agent.request({
+      origin,
+      path: '/',
+      method: 'POST',
+      body: '{}',
+      signal: standardSignal(signal),
+    });
     const [request] = (await once(server, 'request')) as [IncomingMessage];
     const closed = once(request.socket, 'close');
     const reason = client.leave();
@@ -245,7 +253,13 @@ describe("RequestDeadlines: an attempt's signal on an undici request", () => {
     const deadlines = deadlinesFor();
     const signal = deadlines.beginAttempt(100, 'complete answer');
     const arrived = once(server, 'request') as Promise<[IncomingMessage]>;
-    const answer = await agent.request({ origin, path: '/', method: 'POST', body: '{}', signal });
+    const answer = await agent.request({
+      origin,
+      path: '/',
+      method: 'POST',
+      body: '{}',
+      signal: standardSignal(signal),
+    });
     const [request] = await arrived;
     const closed = once(request.socket, 'close');
     await expect(answer.body.text()).rejects.toThrow(

@@ -1,7 +1,3 @@
-import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Agent } from 'undici';
 import { AttemptSignal, standardSignal } from './attempt-signal';
 
 describe('AttemptSignal', () => {
@@ -62,74 +58,5 @@ describe('AttemptSignal', () => {
     expect(standardSignal(already).reason).toBe(reason);
     const own = new AbortController().signal;
     expect(standardSignal(own)).toBe(own);
-  });
-
-  describe('through standardSignal(), as the signal of an undici request', () => {
-    let server: Server;
-    let origin: string;
-    let arrived: Promise<IncomingMessage>;
-    const agent = new Agent();
-
-    beforeEach(async () => {
-      let onArrival!: (request: IncomingMessage) => void;
-      arrived = new Promise((resolve) => (onArrival = resolve));
-      // Answers headers and one chunk, then holds the body open: only an abort ends it.
-      server = createServer((request, response) => {
-        onArrival(request);
-        response.writeHead(200, { 'content-type': 'text/plain' });
-        response.write('partial');
-      });
-      server.listen(0, '127.0.0.1');
-      await once(server, 'listening');
-      origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    });
-
-    afterEach(async () => {
-      server.closeAllConnections();
-      server.close();
-      await once(server, 'close');
-    });
-
-    afterAll(() => agent.close());
-
-    it('cancels a request waiting for its headers with the reason, and closes the connection', async () => {
-      server.removeAllListeners('request');
-      server.on('request', (request: IncomingMessage) => {
-        // Never answers.
-        void request;
-      });
-      const signal = new AttemptSignal();
-      const reason = new Error('client gone');
-      const answer = agent.request({
-        origin,
-        path: '/',
-        method: 'POST',
-        body: '{}',
-        signal: standardSignal(signal),
-      });
-      const [request] = (await once(server, 'request')) as [IncomingMessage];
-      const closed = once(request.socket, 'close');
-      signal.abort(reason);
-      await expect(answer).rejects.toBe(reason);
-      await closed;
-    });
-
-    it('destroys a body being read with the reason, and closes the connection', async () => {
-      const signal = new AttemptSignal();
-      const reason = new Error('deadline passed');
-      const answer = await agent.request({
-        origin,
-        path: '/',
-        method: 'POST',
-        body: '{}',
-        signal: standardSignal(signal),
-      });
-      const request = await arrived;
-      const closed = once(request.socket, 'close');
-      const text = answer.body.text();
-      signal.abort(reason);
-      await expect(text).rejects.toBe(reason);
-      await closed;
-    });
   });
 });
