@@ -27,7 +27,7 @@ export class AttemptSignal implements UpstreamSignal {
   private listeners: (() => void)[] = [];
 
   /** `once` or not, a listener is called at most once: the signal aborts once. */
-  addEventListener(type: 'abort', listener: () => void): void {
+  addEventListener(type: 'abort', listener: () => void, _options?: { once?: boolean }): void {
     if (type === 'abort' && !this.aborted) this.listeners.push(listener);
   }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
 import { splitRange } from './report-range';
-import { GROUP_COLUMNS, rollupQuery, runRollupQuery } from './rollup-query';
+import { bucketColumn, GROUP_COLUMNS, rollupQuery, runRollupQuery } from './rollup-query';
 import type { UsageQuery, UsageRow } from './usage.types';
 
 /** Totals of one group; `latencyMs` is the sum over its requests. */
@@ -62,7 +62,10 @@ const END_USER_DIMENSIONS: Dimension[] = [
   'public_model',
   'endpoint',
 ];
-/** usage_hourly's: the team and deployment are left out (docs/usage.md, "Reports at scale"). */
+/**
+ * usage_hourly's: the team and deployment are left out (docs/usage.md, "Reports at scale"). Its
+ * hours are the reports' own hour buckets of raw rows (bucketColumn), so the two always agree.
+ */
 const HOURLY_DIMENSIONS: Dimension[] = ['key_id', 'public_model', 'endpoint'];
 
 /**
@@ -117,7 +120,7 @@ WITH inserted AS (
 ),
 daily AS (${rollupUpsert('usage_daily', 'day', DAY, USAGE_DIMENSIONS)}),
 end_users AS (${rollupUpsert('usage_daily_end_user', 'day', DAY, END_USER_DIMENSIONS, `WHERE "end_user" IS NOT NULL`)}),
-hourly AS (${rollupUpsert('usage_hourly', 'hour', `date_bin('1 hour', "created_at", TIMESTAMPTZ '1970-01-01 00:00:00+00')`, HOURLY_DIMENSIONS)})
+hourly AS (${rollupUpsert('usage_hourly', 'hour', bucketColumn(3600).raw!, HOURLY_DIMENSIONS)})
 ${rollupUpsert('usage_weekly', 'week', `${DAY} - ((${DAY} - DATE '1970-01-01') % 7)`, USAGE_DIMENSIONS)}`;
 
 function toRecord(row: UsageRow) {

@@ -27,10 +27,7 @@ export function ResourceName(): PropertyDecorator {
 export function RenamedTo(): PropertyDecorator {
   return stacked(
     ValidateIf((_object, value) => value !== undefined),
-    IsString(),
-    IsNotEmpty(),
-    MaxLength(200),
-    IsPlainText(),
+    ResourceName(),
   );
 }
 

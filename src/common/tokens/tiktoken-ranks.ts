@@ -4,10 +4,8 @@ import { readFileSync } from 'node:fs';
 /** A token in gpt-tokenizer's rank tables: its text, or its bytes when they are not UTF-8 text. */
 export type RankedToken = string | number[];
 
-const HEX = '0123456789abcdef';
-const [SPACE, NEWLINE, COMMA, QUOTE, BACKSLASH, OPEN, CLOSE] = [...' \n,"\\[]'].map((c) =>
-  c.charCodeAt(0),
-);
+const NEWLINE = 0x0a;
+const SPACE = 0x20;
 /** Room for one token's bytes: the longest is 128 in both encodings. */
 const MAX_TOKEN_BYTES = 256;
 
@@ -25,40 +23,29 @@ export function readTiktokenRanks(name: 'o200k_base' | 'cl100k_base'): RankedTok
   const file = readFileSync(require.resolve(`gpt-tokenizer/data/${name}.tiktoken`));
   // A token's JSON is about as long as its line (bytes, quotes and comma against base64 and rank).
   let json: Buffer = Buffer.allocUnsafe(file.length);
+  let length = json.write('[');
   const token = Buffer.alloc(MAX_TOKEN_BYTES);
-  let length = 0;
-  json[length++] = OPEN;
   let count = 0;
   for (let start = 0; start < file.length;) {
     let end = file.indexOf(NEWLINE, start);
     if (end === -1) end = file.length;
     if (end > start) {
       const space = file.indexOf(SPACE, start);
-      const rank = space === -1 || space > end ? -1 : decimal(file, space + 1, end);
+      const rank =
+        space === -1 || space + 1 >= end ? NaN : Number(file.toString('latin1', space + 1, end));
       // Ranks 0, 1, 2... in order, as in both files, so that the array's index is the rank.
       if (rank !== count || space - start > (MAX_TOKEN_BYTES / 3) * 4)
         throw new Error(`${name}: unexpected line at byte ${start}`);
       const bytes = token.subarray(0, token.write(file.toString('latin1', start, space), 'base64'));
-      // At most 6 bytes per byte (\u00XX), 2 quotes or brackets, a comma and the closing bracket.
-      if (length + 6 * bytes.length + 4 > json.length) json = grown(json, length);
-      if (count++ > 0) json[length++] = COMMA;
-      length = isText(bytes) ? writeString(json, length, bytes) : writeBytes(json, length, bytes);
+      const piece = `${count++ > 0 ? ',' : ''}${isText(bytes) ? JSON.stringify(bytes.toString()) : `[${bytes.join(',')}]`}`;
+      // Room for the piece and the closing bracket.
+      if (length + Buffer.byteLength(piece) + 1 > json.length) json = grown(json, length);
+      length += json.write(piece, length);
     }
     start = end + 1;
   }
-  json[length++] = CLOSE;
+  length += json.write(']', length);
   return JSON.parse(json.toString('utf8', 0, length)) as RankedToken[];
-}
-
-/** The decimal number in file[from, to), or -1. */
-function decimal(file: Buffer, from: number, to: number): number {
-  let value = 0;
-  for (let i = from; i < to; i++) {
-    const digit = file[i] - 0x30;
-    if (digit < 0 || digit > 9) return -1;
-    value = value * 10 + digit;
-  }
-  return to > from ? value : -1;
 }
 
 function grown(json: Buffer, length: number): Buffer {
@@ -73,24 +60,4 @@ function grown(json: Buffer, length: number): Buffer {
  */
 function isText(bytes: Buffer): boolean {
   return isUtf8(bytes) && !(bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf);
-}
-
-/** Writes UTF-8 `bytes` as a JSON string at `at`; returns the end. */
-function writeString(json: Buffer, at: number, bytes: Buffer): number {
-  json[at++] = QUOTE;
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i];
-    if (byte < 0x20 || byte === QUOTE || byte === BACKSLASH) {
-      at += json.write(`\\u00${HEX[byte >> 4]}${HEX[byte & 15]}`, at, 'latin1');
-    } else {
-      json[at++] = byte;
-    }
-  }
-  json[at++] = QUOTE;
-  return at;
-}
-
-/** Writes `bytes` as a JSON array of numbers at `at`; returns the end. */
-function writeBytes(json: Buffer, at: number, bytes: Buffer): number {
-  return at + json.write(`[${bytes.join(',')}]`, at, 'latin1');
 }
